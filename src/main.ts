@@ -1,0 +1,63 @@
+// The agentbox command line: serve (default) | backup FILE | version | help. Parses argv and dispatches, nothing else.
+import { join } from 'node:path'
+import { ConfigError, loadConfig, USAGE } from './config.ts'
+import { backupDatabaseFile } from './platform/db/backup.ts'
+import { createLogger, errorFields } from './platform/log.ts'
+import { createServer, DATABASE_FILE } from './server.ts'
+import { VERSION } from './version.ts'
+
+async function main(argv: string[]): Promise<number> {
+  let config
+  try {
+    config = loadConfig(argv, process.env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`agentbox: ${error.message}\nRun "agentbox help" for usage.\n`)
+    return 2
+  }
+
+  switch (config.command) {
+    case 'help':
+      process.stdout.write(USAGE + '\n')
+      return 0
+    case 'version':
+      process.stdout.write(`agentbox ${VERSION}\n`)
+      return 0
+    case 'backup':
+      try {
+        backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!)
+        process.stdout.write(`backup written to ${config.backupFile}\n`)
+        return 0
+      } catch (error) {
+        process.stderr.write(`agentbox: backup failed: ${(error as Error).message}\n`)
+        return 1
+      }
+    case 'serve': {
+      const logger = createLogger(config.logLevel)
+      let server
+      try {
+        server = await createServer(config, { logger })
+        server.start()
+      } catch (error) {
+        logger.error('could not start', errorFields(error))
+        return 1
+      }
+      const shutdown = (signal: string) => {
+        logger.info('shutting down', { signal })
+        server.stop().then(
+          () => process.exit(0),
+          (error) => {
+            logger.error('shutdown failed', errorFields(error))
+            process.exit(1)
+          },
+        )
+      }
+      process.once('SIGTERM', () => shutdown('SIGTERM'))
+      process.once('SIGINT', () => shutdown('SIGINT'))
+      return -1
+    }
+  }
+}
+
+const code = await main(process.argv.slice(2))
+if (code >= 0) process.exit(code)

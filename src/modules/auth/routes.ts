@@ -1,0 +1,54 @@
+// /api/auth: sign-in, the caller's identity, password change, personal API tokens (CONTRACT §3).
+import { Elysia, t } from 'elysia'
+import type { authGuard } from '../../platform/auth/guard.ts'
+import { AccessToken, ApiToken, ChangePasswordBody, ChangePasswordResponse, CreateApiTokenBody, CreatedApiToken, LoginBody, Me } from './schema.ts'
+import type { AuthService } from './service.ts'
+
+export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthService) {
+  const tags = ['auth']
+  return new Elysia({ name: 'auth-routes' })
+    .use(guard)
+    .post(
+      '/api/auth/login',
+      ({ body, request, server }) => auth.login(body.email, body.password, server?.requestIP(request)?.address ?? 'unknown'),
+      {
+        body: LoginBody,
+        response: { 200: AccessToken },
+        detail: { tags, summary: 'Sign in with e-mail and password', security: [] },
+      },
+    )
+    .get('/api/auth/me', ({ principal }) => ({ id: principal.userId, email: principal.email, name: principal.name, role: principal.role }), {
+      auth: 'member',
+      response: { 200: Me },
+      detail: { tags, summary: 'The authenticated caller' },
+    })
+    .post(
+      '/api/auth/password',
+      async ({ body, principal }) => ({ message: 'Password changed', ...(await auth.changePassword(principal, body.current_password, body.new_password)) }),
+      {
+        auth: 'member',
+        body: ChangePasswordBody,
+        response: { 200: ChangePasswordResponse },
+        detail: { tags, summary: 'Change your own password', description: 'Revokes every access token of the account and returns a new one.' },
+      },
+    )
+    .post(
+      '/api/auth/tokens',
+      async ({ body, principal, set }) => {
+        set.status = 201
+        return auth.createApiToken(principal, body.name)
+      },
+      { auth: 'member', body: CreateApiTokenBody, response: { 201: CreatedApiToken }, detail: { tags, summary: 'Create a personal API token (shown once)' } },
+    )
+    .get('/api/auth/tokens', ({ principal }) => auth.listApiTokens(principal), {
+      auth: 'member',
+      response: { 200: t.Array(ApiToken) },
+      detail: { tags, summary: 'List your API tokens (no secrets)' },
+    })
+    .delete('/api/auth/tokens/:id', ({ params, principal }) => auth.revokeApiToken(principal, params.id), {
+      auth: { role: 'member', whenLicenseLapsed: 'allowed' },
+      params: t.Object({ id: t.String() }),
+      response: { 200: ApiToken },
+      detail: { tags, summary: 'Revoke an API token at once' },
+    })
+}

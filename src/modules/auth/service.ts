@@ -1,0 +1,132 @@
+// Sign-in, password change and personal API tokens (CONTRACT §3).
+import type { Kysely } from 'kysely'
+import type { Principal } from '../../platform/auth/principal.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { isoTime } from '../../platform/clock.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import { HttpError, notFound } from '../../platform/http/http-error.ts'
+import { newId } from '../../platform/ids.ts'
+import { ACCESS_TOKEN_TTL_S, signAccessToken } from './access-tokens.ts'
+import { mintApiToken } from './api-tokens.ts'
+import { decoyHash, hashPassword, verifyPassword } from './passwords.ts'
+import type { LoginRateLimiter } from './rate-limit.ts'
+
+export const INVALID_CREDENTIALS = 'Invalid credentials'
+
+export interface AccessTokenResponse {
+  access_token: string
+  token_type: 'bearer'
+  expires_in: number
+}
+
+export interface ApiTokenRecord {
+  id: string
+  name: string
+  kind: 'org' | 'pat'
+  hint: string
+  created_at: string
+  revoked_at: string | null
+}
+
+export interface AuthServiceOptions {
+  readonly db: Kysely<Database>
+  readonly clock: Clock
+  readonly limiter: LoginRateLimiter
+  readonly accessTokenKey: () => Buffer | null
+}
+
+export class AuthService {
+  readonly #o: AuthServiceOptions
+
+  constructor(options: AuthServiceOptions) {
+    this.#o = options
+  }
+
+  issueAccessToken(user: { id: string; role: 'admin' | 'member'; session_version: number }): AccessTokenResponse {
+    const key = this.#o.accessTokenKey()
+    if (!key) throw new HttpError(401, INVALID_CREDENTIALS)
+    const iat = Math.floor(this.#o.clock.now() / 1000)
+    const claims = { sub: user.id, role: user.role, sv: user.session_version, iat, exp: iat + ACCESS_TOKEN_TTL_S, jti: newId() }
+    return { access_token: signAccessToken(key, claims), token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_S }
+  }
+
+  /**
+   * Unknown e-mail and wrong password get the same 401 after the same argon2 work. Failures count against
+   * both the e-mail and the client address; a success clears the e-mail's count.
+   */
+  async login(email: string, password: string, clientAddress: string): Promise<AccessTokenResponse> {
+    const normalised = email.trim().toLowerCase()
+    const keys = [`email:${normalised}`, `addr:${clientAddress}`]
+    const wait = this.#o.limiter.retryAfterSeconds(keys)
+    if (wait !== null) throw new HttpError(429, 'Too many failed sign-in attempts; try again later', { 'retry-after': String(wait) })
+
+    const user = await this.#o.db
+      .selectFrom('users')
+      .select(['id', 'role', 'password_hash', 'active', 'session_version', 'kind'])
+      .where('email', '=', normalised)
+      .executeTakeFirst()
+    const usable = user !== undefined && user.kind === 'person' && user.active === 1 && user.password_hash !== null
+    const ok = await verifyPassword(password, usable ? user.password_hash! : await decoyHash())
+    if (!usable || !ok) {
+      this.#o.limiter.recordFailure(keys)
+      throw new HttpError(401, INVALID_CREDENTIALS, { 'www-authenticate': 'Bearer' })
+    }
+    this.#o.limiter.reset(keys[0]!)
+    return this.issueAccessToken(user)
+  }
+
+  /** Revokes every access token of the user (session_version bump) and returns a fresh one for this client. */
+  async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<AccessTokenResponse> {
+    const user = await this.#o.db
+      .selectFrom('users')
+      .select(['id', 'role', 'password_hash', 'session_version'])
+      .where('id', '=', principal.userId)
+      .executeTakeFirstOrThrow()
+    if (!user.password_hash) throw new HttpError(400, 'This account has no password')
+    if (!(await verifyPassword(currentPassword, user.password_hash))) throw new HttpError(400, 'Current password is incorrect')
+    const hash = await hashPassword(newPassword)
+    const updated = await this.#o.db
+      .updateTable('users')
+      .set((eb) => ({ password_hash: hash, session_version: eb('session_version', '+', 1), updated_at: isoTime(this.#o.clock.now()) }))
+      .where('id', '=', user.id)
+      .returning(['id', 'role', 'session_version'])
+      .executeTakeFirstOrThrow()
+    return this.issueAccessToken(updated)
+  }
+
+  /** Tokens act as their owner; a caller holding the org token mints org tokens, anyone else personal ones. */
+  async createApiToken(principal: Principal, name: string): Promise<ApiTokenRecord & { token: string }> {
+    const kind = principal.kind === 'organisation' ? 'org' : 'pat'
+    const minted = mintApiToken(kind)
+    const record = { id: newId(), name, kind, hint: minted.hint, created_at: isoTime(this.#o.clock.now()), revoked_at: null } as const
+    await this.#o.db
+      .insertInto('api_tokens')
+      .values({ ...record, user_id: principal.userId, token_hash: minted.hash })
+      .execute()
+    return { ...record, token: minted.token }
+  }
+
+  async listApiTokens(principal: Principal): Promise<ApiTokenRecord[]> {
+    return this.#o.db
+      .selectFrom('api_tokens')
+      .select(['id', 'name', 'kind', 'hint', 'created_at', 'revoked_at'])
+      .where('user_id', '=', principal.userId)
+      .orderBy('created_at', 'desc')
+      .execute()
+  }
+
+  /** Owners revoke their own tokens; admins any token. Revoking twice is harmless. */
+  async revokeApiToken(principal: Principal, tokenId: string): Promise<ApiTokenRecord> {
+    let query = this.#o.db.selectFrom('api_tokens').select(['id', 'user_id', 'revoked_at']).where('id', '=', tokenId)
+    if (principal.role !== 'admin') query = query.where('user_id', '=', principal.userId)
+    const token = await query.executeTakeFirst()
+    if (!token) throw notFound('Token not found')
+    const revokedAt = token.revoked_at ?? isoTime(this.#o.clock.now())
+    return this.#o.db
+      .updateTable('api_tokens')
+      .set({ revoked_at: revokedAt })
+      .where('id', '=', tokenId)
+      .returning(['id', 'name', 'kind', 'hint', 'created_at', 'revoked_at'])
+      .executeTakeFirstOrThrow()
+  }
+}

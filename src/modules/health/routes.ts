@@ -1,0 +1,51 @@
+// GET /api/health, /api/health/live, /api/health/ready: public, for people, load balancers and systemd (CONTRACT §4).
+import { Elysia, t } from 'elysia'
+import type { HealthService } from './service.ts'
+
+const Check = t.Union([t.Literal('pass'), t.Literal('warn'), t.Literal('fail')])
+const Probe = t.Object({ status: Check })
+
+const HealthReport = t.Object({
+  status: Check,
+  version: t.String(),
+  uptime_s: t.Integer(),
+  provisioned: t.Boolean(),
+  license: t.Object({
+    status: t.Union([t.Literal('valid'), t.Literal('grace'), t.Literal('expired'), t.Literal('none')]),
+    mode: t.Union([t.Literal('production'), t.Literal('test')]),
+    expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  }),
+  checks: t.Object({
+    database: t.Object({ status: Check, latency_ms: t.Union([t.Number(), t.Null()]) }),
+    scheduler: t.Object({ status: Check, jobs: t.Integer() }),
+    disk: t.Object({ status: Check, free_bytes: t.Union([t.Number(), t.Null()]) }),
+  }),
+})
+
+export function healthRoutes(health: HealthService) {
+  const tags = ['health']
+  return new Elysia({ name: 'health-routes' })
+    .get(
+      '/api/health',
+      ({ set }) => {
+        const report = health.report()
+        set.status = report.status === 'fail' ? 503 : 200
+        set.headers['cache-control'] = 'no-store'
+        return report
+      },
+      { response: { 200: HealthReport, 503: HealthReport }, detail: { tags, summary: 'Health report: 200 for pass or warn, 503 for fail', security: [] } },
+    )
+    .get('/api/health/live', () => ({ status: 'pass' as const }), {
+      response: { 200: Probe },
+      detail: { tags, summary: 'Liveness: the process answers', security: [] },
+    })
+    .get(
+      '/api/health/ready',
+      ({ set }) => {
+        const ready = health.isReady()
+        set.status = ready ? 200 : 503
+        return { status: ready ? ('pass' as const) : ('fail' as const) }
+      },
+      { response: { 200: Probe, 503: Probe }, detail: { tags, summary: 'Readiness: database open and migrated', security: [] } },
+    )
+}

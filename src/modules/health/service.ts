@@ -1,0 +1,109 @@
+// The health report (CONTRACT §4): public, non-sensitive, and cheap enough for a load balancer to poll.
+import type { Database as Sqlite } from 'bun:sqlite'
+import { statfsSync } from 'node:fs'
+import type { LicenseMode } from '../../config.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { LicenseService } from '../license/service.ts'
+import type { TenantService } from '../tenant/service.ts'
+
+export type CheckStatus = 'pass' | 'warn' | 'fail'
+
+export interface SchedulerState {
+  status: CheckStatus
+  jobs: number
+}
+
+export interface HealthReport {
+  status: CheckStatus
+  version: string
+  uptime_s: number
+  provisioned: boolean
+  license: { status: 'valid' | 'grace' | 'expired' | 'none'; mode: LicenseMode; expires_at: string | null }
+  checks: {
+    database: { status: CheckStatus; latency_ms: number | null }
+    scheduler: SchedulerState
+    disk: { status: CheckStatus; free_bytes: number | null }
+  }
+}
+
+export const LOW_DISK_BYTES = 1024 ** 3
+const DISK_CACHE_MS = 10_000
+
+export interface HealthServiceOptions {
+  readonly reader: Sqlite
+  readonly dataDir: string
+  readonly clock: Clock
+  readonly version: string
+  readonly licenseMode: LicenseMode
+  readonly license: LicenseService
+  readonly tenant: TenantService
+  /** The scheduler reports here once it exists; until then there are no jobs to report. */
+  readonly scheduler: () => SchedulerState
+  /** True once the database is open and migrated (set by the server after boot). */
+  readonly ready: () => boolean
+}
+
+export class HealthService {
+  readonly #o: HealthServiceOptions
+  readonly #startedAt: number
+  #disk: { at: number; free: number | null } | null = null
+
+  constructor(options: HealthServiceOptions) {
+    this.#o = options
+    this.#startedAt = options.clock.now()
+  }
+
+  /**
+   * `SELECT 1` on the read-only connection: it takes no part in Kysely's mutex and WAL readers do not wait
+   * for writers, so a long write transaction cannot make the probe hang; busy_timeout caps any lock wait at 1 s.
+   */
+  #probeDatabase(): HealthReport['checks']['database'] {
+    const started = performance.now()
+    try {
+      this.#o.reader.query('SELECT 1 AS ok').get()
+      return { status: 'pass', latency_ms: Math.round((performance.now() - started) * 1000) / 1000 }
+    } catch {
+      return { status: 'fail', latency_ms: null }
+    }
+  }
+
+  #probeDisk(): HealthReport['checks']['disk'] {
+    const now = this.#o.clock.now()
+    if (!this.#disk || now - this.#disk.at > DISK_CACHE_MS) {
+      let free: number | null = null
+      try {
+        const stats = statfsSync(this.#o.dataDir)
+        free = Number(stats.bavail) * Number(stats.bsize)
+      } catch {
+        free = null
+      }
+      this.#disk = { at: now, free }
+    }
+    const free = this.#disk.free
+    return { status: free === null ? 'warn' : free < LOW_DISK_BYTES ? 'warn' : 'pass', free_bytes: free }
+  }
+
+  report(): HealthReport {
+    const { license, tenant } = this.#o
+    const database = this.#o.ready() ? this.#probeDatabase() : { status: 'fail' as const, latency_ms: null }
+    const scheduler = this.#o.scheduler()
+    const disk = this.#probeDisk()
+    const licenseState = license.state()
+    const statuses: CheckStatus[] = [database.status, scheduler.status, disk.status]
+    if (licenseState !== null && (licenseState !== 'valid' || license.needsAttention())) statuses.push('warn')
+    const status: CheckStatus = statuses.includes('fail') ? 'fail' : statuses.includes('warn') ? 'warn' : 'pass'
+    return {
+      status,
+      version: this.#o.version,
+      uptime_s: Math.floor((this.#o.clock.now() - this.#startedAt) / 1000),
+      provisioned: tenant.provisioned,
+      license: { status: licenseState ?? 'none', mode: this.#o.licenseMode, expires_at: license.current?.expires_at ?? null },
+      checks: { database, scheduler, disk },
+    }
+  }
+
+  /** Ready means the database is open and migrated; an unprovisioned instance is ready (it serves setup). */
+  isReady(): boolean {
+    return this.#o.ready() && this.#probeDatabase().status === 'pass'
+  }
+}

@@ -1,0 +1,16 @@
+// Request and response schemas of the licence endpoints.
+import { t } from 'elysia'
+
+export const ApplyLicenseBody = t.Object({ license_token: t.String({ description: 'The signed licence (compact JWS, EdDSA).' }) })
+
+export const LicenseSummary = t.Object({
+  lic: t.String(),
+  org: t.String(),
+  seats: t.Integer(),
+  seats_used: t.Integer(),
+  features: t.Array(t.String()),
+  expires_at: t.String({ format: 'date-time' }),
+  status: t.Union([t.Literal('valid'), t.Literal('grace'), t.Literal('expired')]),
+})
+
+export const ApplyLicenseResponse = t.Object({ message: t.String(), license: LicenseSummary })

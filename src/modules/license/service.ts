@@ -1,0 +1,132 @@
+// The current licence: verified on apply, cached in memory, and the source of seats, expiry and the 402 write block.
+import type { Kysely, Transaction } from 'kysely'
+import type { Clock } from '../../platform/clock.ts'
+import { isoTime } from '../../platform/clock.ts'
+import type { Database, LicensesTable } from '../../platform/db/schema.ts'
+import { validationFailed } from '../../platform/http/http-error.ts'
+import { newId } from '../../platform/ids.ts'
+import { GRACE_DAYS, licenseStatus, verifyLicenseToken, type Keyring, type LicenseClaims } from './token.ts'
+
+export type LicenseState = 'valid' | 'grace' | 'expired'
+
+export interface LicenseSummary {
+  lic: string
+  org: string
+  seats: number
+  seats_used: number
+  features: string[]
+  expires_at: string
+  status: LicenseState
+}
+
+const DAY_MS = 86_400_000
+
+/** Throws the contract's 422 on ["body","license_token"] unless the token verifies against the keyring. */
+export function verifyOrReject(token: string, keyring: Keyring, nowMs: number): LicenseClaims {
+  const result = verifyLicenseToken(token, keyring, nowMs)
+  if (!result.ok) throw validationFailed({ loc: ['body', 'license_token'], msg: result.msg, type: result.type })
+  return result.claims
+}
+
+export class LicenseService {
+  readonly #db: Kysely<Database>
+  readonly #clock: Clock
+  readonly #keyring: Keyring
+  #current: LicensesTable | null = null
+
+  constructor(db: Kysely<Database>, clock: Clock, keyring: Keyring) {
+    this.#db = db
+    this.#clock = clock
+    this.#keyring = keyring
+  }
+
+  /** Reads the newest applied licence; called at boot and after every change. */
+  async load(): Promise<void> {
+    this.#current = (await this.#db.selectFrom('licenses').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst()) ?? null
+  }
+
+  get current(): LicensesTable | null {
+    return this.#current
+  }
+
+  verify(token: string): LicenseClaims {
+    return verifyOrReject(token, this.#keyring, this.#clock.now())
+  }
+
+  state(): LicenseState | null {
+    return this.#current ? licenseStatus(Date.parse(this.#current.expires_at), this.#clock.now()) : null
+  }
+
+  /** Past expiry plus the grace period: reads go on, mutations answer 402. */
+  isLapsed(): boolean {
+    return this.state() === 'expired'
+  }
+
+  /** Milliseconds until expiry (negative once expired), or null without a licence. */
+  msUntilExpiry(): number | null {
+    return this.#current ? Date.parse(this.#current.expires_at) - this.#clock.now() : null
+  }
+
+  /** Stores a verified licence; setup calls it inside its own transaction. */
+  async insert(trx: Transaction<Database> | Kysely<Database>, claims: LicenseClaims, token: string, appliedBy: string | null): Promise<void> {
+    await trx
+      .insertInto('licenses')
+      .values({
+        id: newId(),
+        lic: claims.lic,
+        customer_id: claims.sub,
+        org_name: claims.org,
+        seats: claims.seats,
+        features: JSON.stringify(claims.features),
+        issued_at: isoTime(claims.iat * 1000),
+        not_before: isoTime(claims.nbf * 1000),
+        expires_at: isoTime(claims.exp * 1000),
+        token,
+        applied_at: isoTime(this.#clock.now()),
+        applied_by: appliedBy,
+      })
+      .execute()
+  }
+
+  /** Replaces the current licence only with a valid one for the same customer (CONTRACT §2). */
+  async apply(token: string, appliedBy: string): Promise<LicenseSummary> {
+    const claims = this.verify(token)
+    const current = this.#current
+    if (current && current.customer_id !== claims.sub) {
+      throw validationFailed({ loc: ['body', 'license_token'], msg: 'License is for a different customer', type: 'license_invalid' })
+    }
+    await this.insert(this.#db, claims, token, appliedBy)
+    await this.load()
+    return this.summary()
+  }
+
+  async seatsUsed(db: Kysely<Database> | Transaction<Database> = this.#db): Promise<number> {
+    const row = await db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', 'person')
+      .where('active', '=', 1)
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  async summary(): Promise<LicenseSummary> {
+    const current = this.#current
+    if (!current) throw new Error('summary() needs a licence: the instance is not provisioned')
+    return {
+      lic: current.lic,
+      org: current.org_name,
+      seats: current.seats,
+      seats_used: await this.seatsUsed(),
+      features: JSON.parse(current.features) as string[],
+      expires_at: current.expires_at,
+      status: this.state()!,
+    }
+  }
+
+  /** When health should warn: in grace, or fewer than 14 days left. */
+  needsAttention(): boolean {
+    const left = this.msUntilExpiry()
+    return left !== null && left < GRACE_DAYS * DAY_MS
+  }
+}

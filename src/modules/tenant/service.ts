@@ -1,0 +1,135 @@
+// First run: the one-time setup token, and provisioning the tenant from a licence in one transaction (CONTRACT §2).
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../platform/clock.ts'
+import { isoTime } from '../../platform/clock.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import { conflict, notAuthenticated } from '../../platform/http/http-error.ts'
+import { newId, randomToken, safeEqual } from '../../platform/ids.ts'
+import type { Logger } from '../../platform/log.ts'
+import type { SecretStore } from '../../platform/secrets.ts'
+import { mintApiToken } from '../auth/api-tokens.ts'
+import { hashPassword } from '../auth/passwords.ts'
+import type { LicenseService } from '../license/service.ts'
+
+export const SETUP_TOKEN_FILE = 'setup-token'
+export const ACCESS_TOKEN_KEY_FILE = 'access-token-key'
+export const ALREADY_PROVISIONED = 'Tenant already provisioned'
+/** The organisation's own account has an address that can never be a real mailbox (RFC 2606). */
+export const ORGANISATION_EMAIL = 'organisation@agentbox.invalid'
+
+export interface SetupInput {
+  license_token: string
+  admin_email: string
+  admin_name: string
+  admin_password: string
+}
+
+export interface TenantServiceOptions {
+  readonly db: Kysely<Database>
+  readonly clock: Clock
+  readonly logger: Logger
+  readonly secrets: SecretStore
+  readonly license: LicenseService
+  /** A token the operator chose (AGENTBOX_SETUP_TOKEN) instead of a generated one. */
+  readonly configuredSetupToken: string | null
+}
+
+export class TenantService {
+  readonly #options: TenantServiceOptions
+  #provisioned = false
+  #setupToken: string | null = null
+  #accessTokenKey: Buffer | null = null
+
+  constructor(options: TenantServiceOptions) {
+    this.#options = options
+  }
+
+  get provisioned(): boolean {
+    return this.#provisioned
+  }
+
+  /** The HS256 key for access tokens; null until setup has run. */
+  get accessTokenKey(): Buffer | null {
+    return this.#accessTokenKey
+  }
+
+  /**
+   * At boot: a provisioned instance destroys any leftover setup token and loads its signing key;
+   * an unprovisioned one makes sure a setup token exists and returns it, so the caller can print the link.
+   */
+  async boot(): Promise<string | null> {
+    const { db, secrets, logger, configuredSetupToken } = this.#options
+    this.#provisioned = (await db.selectFrom('instance').select('id').executeTakeFirst()) !== undefined
+    if (this.#provisioned) {
+      secrets.remove(SETUP_TOKEN_FILE)
+      const key = secrets.read(ACCESS_TOKEN_KEY_FILE)
+      if (!key) {
+        logger.warn('access-token key was missing; made a new one, so everyone signs in again')
+        secrets.write(ACCESS_TOKEN_KEY_FILE, randomToken(32))
+      }
+      this.#accessTokenKey = Buffer.from(secrets.read(ACCESS_TOKEN_KEY_FILE)!, 'base64url')
+      return null
+    }
+    const token = configuredSetupToken ?? secrets.read(SETUP_TOKEN_FILE) ?? randomToken(24)
+    secrets.write(SETUP_TOKEN_FILE, token)
+    this.#setupToken = token
+    return token
+  }
+
+  /** Runs before the body is validated: 409 to everyone once provisioned, then 401 without the right setup token. */
+  authorizeSetup(authorization: string | null): void {
+    if (this.#provisioned) throw conflict(ALREADY_PROVISIONED)
+    const bearer = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim()
+    if (!bearer || !this.#setupToken || !safeEqual(bearer, this.#setupToken)) throw notAuthenticated()
+  }
+
+  /**
+   * Steps performed:
+   * 1. verify the licence (422 on license_token) and hash the password, outside the transaction (slow, no writes);
+   * 2. write a fresh access-token key (harmless if step 3 fails: no token was ever signed with it);
+   * 3. one transaction: instance row (id = 1, so a racing second setup fails), organisation account, admin, licence, org token;
+   * 4. only after the commit: mark provisioned and destroy the setup token. A failure anywhere leaves the instance retryable.
+   */
+  async setup(input: SetupInput): Promise<{ tenant_org_token: string }> {
+    const { db, clock, secrets, license } = this.#options
+    const claims = license.verify(input.license_token)
+    const passwordHash = await hashPassword(input.admin_password)
+    const key = randomToken(32)
+    secrets.write(ACCESS_TOKEN_KEY_FILE, key)
+
+    const now = isoTime(clock.now())
+    const orgUserId = newId()
+    const orgToken = mintApiToken('org')
+    try {
+      await db.transaction().execute(async (trx) => {
+        if (await trx.selectFrom('instance').select('id').executeTakeFirst()) throw conflict(ALREADY_PROVISIONED)
+        await trx
+          .insertInto('users')
+          .values([
+            { id: orgUserId, kind: 'organisation', email: ORGANISATION_EMAIL, name: claims.org, role: 'admin', password_hash: null, active: 1, session_version: 0, created_at: now, updated_at: now },
+            { id: newId(), kind: 'person', email: input.admin_email.trim().toLowerCase(), name: input.admin_name, role: 'admin', password_hash: passwordHash, active: 1, session_version: 0, created_at: now, updated_at: now },
+          ])
+          .execute()
+        await trx
+          .insertInto('instance')
+          .values({ id: 1, provisioned_at: now, org_name: claims.org, customer_id: claims.sub, org_user_id: orgUserId })
+          .execute()
+        await license.insert(trx, claims, input.license_token, null)
+        await trx
+          .insertInto('api_tokens')
+          .values({ id: newId(), user_id: orgUserId, kind: 'org', name: 'tenant_org_token', token_hash: orgToken.hash, hint: orgToken.hint, created_at: now, revoked_at: null })
+          .execute()
+      })
+    } catch (error) {
+      if (error instanceof Error && /UNIQUE constraint failed: instance\.id/.test(error.message)) throw conflict(ALREADY_PROVISIONED)
+      throw error
+    }
+
+    this.#provisioned = true
+    this.#accessTokenKey = Buffer.from(key, 'base64url')
+    this.#setupToken = null
+    secrets.remove(SETUP_TOKEN_FILE)
+    await license.load()
+    return { tenant_org_token: orgToken.token }
+  }
+}

@@ -1,0 +1,40 @@
+// /api/users: admin-only user management (CONTRACT §3).
+import { Elysia, t } from 'elysia'
+import type { authGuard } from '../../platform/auth/guard.ts'
+import { CreateUserBody, UpdateUserBody, User, UserIdParams } from './schema.ts'
+import type { UsersService } from './service.ts'
+
+export function usersRoutes(guard: ReturnType<typeof authGuard>, users: UsersService) {
+  const tags = ['users']
+  return new Elysia({ name: 'users-routes' })
+    .use(guard)
+    .post(
+      '/api/users',
+      async ({ body, set }) => {
+        set.status = 201
+        return users.create(body)
+      },
+      { auth: 'admin', body: CreateUserBody, response: { 201: User }, detail: { tags, summary: 'Create a user (takes a seat)' } },
+    )
+    .get('/api/users', () => users.list(), { auth: 'admin', response: { 200: t.Array(User) }, detail: { tags, summary: 'List users' } })
+    .get('/api/users/:id', ({ params }) => users.get(params.id), {
+      auth: 'admin',
+      params: UserIdParams,
+      response: { 200: User },
+      detail: { tags, summary: 'Get a user' },
+    })
+    .patch('/api/users/:id', ({ params, body }) => users.update(params.id, body), {
+      auth: 'admin',
+      params: UserIdParams,
+      body: UpdateUserBody,
+      response: { 200: User },
+      detail: { tags, summary: 'Change name, role, password or active' },
+    })
+    .delete('/api/users/:id', ({ params }) => users.deactivate(params.id), {
+      // Taking access away must work even when the licence has lapsed.
+      auth: { role: 'admin', whenLicenseLapsed: 'allowed' },
+      params: UserIdParams,
+      response: { 200: User },
+      detail: { tags, summary: 'Deactivate a user (data stays, tokens stop working)' },
+    })
+}

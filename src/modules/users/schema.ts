@@ -1,0 +1,33 @@
+// Request and response schemas of user management.
+import { t } from 'elysia'
+import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts'
+
+export const Role = t.Union([t.Literal('admin'), t.Literal('member')])
+const Password = t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 })
+const Name = t.String({ minLength: 1, maxLength: 200 })
+
+export const User = t.Object({
+  id: t.String(),
+  email: t.String(),
+  name: t.String(),
+  role: Role,
+  active: t.Boolean(),
+  created_at: t.String({ format: 'date-time' }),
+  updated_at: t.String({ format: 'date-time' }),
+})
+
+export const CreateUserBody = t.Object({
+  email: t.String({ format: 'email', maxLength: 320 }),
+  name: Name,
+  password: Password,
+  role: Role,
+})
+
+export const UpdateUserBody = t.Object({
+  name: t.Optional(Name),
+  role: t.Optional(Role),
+  password: t.Optional(Password),
+  active: t.Optional(t.Boolean()),
+})
+
+export const UserIdParams = t.Object({ id: t.String() })

@@ -1,0 +1,146 @@
+// Admin user management: create within the licence's seats, list, update, deactivate (CONTRACT §3).
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../platform/clock.ts'
+import { isoTime } from '../../platform/clock.ts'
+import type { Database, UserRole, UsersTable } from '../../platform/db/schema.ts'
+import { conflict, HttpError, notFound } from '../../platform/http/http-error.ts'
+import { newId } from '../../platform/ids.ts'
+import { hashPassword } from '../auth/passwords.ts'
+import type { LicenseService } from '../license/service.ts'
+
+export const SEAT_LIMIT_REACHED = 'Seat limit reached'
+export const EMAIL_TAKEN = 'A user with this e-mail already exists'
+export const LAST_ADMIN = 'The last active admin cannot be demoted or deactivated'
+
+export interface UserRecord {
+  id: string
+  email: string
+  name: string
+  role: UserRole
+  active: boolean
+  created_at: string
+  updated_at: string
+}
+
+export interface NewUser {
+  email: string
+  name: string
+  password: string
+  role: UserRole
+}
+
+export interface UserChanges {
+  name?: string
+  role?: UserRole
+  password?: string
+  active?: boolean
+}
+
+const toRecord = (row: Pick<UsersTable, 'id' | 'email' | 'name' | 'role' | 'active' | 'created_at' | 'updated_at'>): UserRecord => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  active: row.active === 1,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+})
+
+const RECORD_COLUMNS = ['id', 'email', 'name', 'role', 'active', 'created_at', 'updated_at'] as const
+
+const isUniqueEmailViolation = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: users\.email/.test(error.message)
+
+export class UsersService {
+  readonly #db: Kysely<Database>
+  readonly #clock: Clock
+  readonly #license: LicenseService
+
+  constructor(db: Kysely<Database>, clock: Clock, license: LicenseService) {
+    this.#db = db
+    this.#clock = clock
+    this.#license = license
+  }
+
+  async #assertSeatFree(db: Kysely<Database>): Promise<void> {
+    const seats = this.#license.current?.seats ?? 0
+    if ((await this.#license.seatsUsed(db)) >= seats) throw new HttpError(402, SEAT_LIMIT_REACHED)
+  }
+
+  /** Seat check and insert share one transaction, so two concurrent creates cannot both take the last seat. */
+  async create(input: NewUser): Promise<UserRecord> {
+    const passwordHash = await hashPassword(input.password)
+    const now = isoTime(this.#clock.now())
+    const row = { id: newId(), kind: 'person' as const, email: input.email.trim().toLowerCase(), name: input.name, role: input.role, password_hash: passwordHash, active: 1, session_version: 0, created_at: now, updated_at: now }
+    try {
+      await this.#db.transaction().execute(async (trx) => {
+        if (await trx.selectFrom('users').select('id').where('email', '=', row.email).executeTakeFirst()) throw conflict(EMAIL_TAKEN)
+        await this.#assertSeatFree(trx)
+        await trx.insertInto('users').values(row).execute()
+      })
+    } catch (error) {
+      if (isUniqueEmailViolation(error)) throw conflict(EMAIL_TAKEN)
+      throw error
+    }
+    return toRecord(row)
+  }
+
+  /** People only: the organisation's own account is not a user an admin manages. */
+  async list(): Promise<UserRecord[]> {
+    const rows = await this.#db.selectFrom('users').select(RECORD_COLUMNS).where('kind', '=', 'person').orderBy('created_at').orderBy('id').execute()
+    return rows.map(toRecord)
+  }
+
+  async #find(db: Kysely<Database>, id: string) {
+    const user = await db.selectFrom('users').select([...RECORD_COLUMNS, 'session_version']).where('id', '=', id).where('kind', '=', 'person').executeTakeFirst()
+    if (!user) throw notFound('User not found')
+    return user
+  }
+
+  async get(id: string): Promise<UserRecord> {
+    return toRecord(await this.#find(this.#db, id))
+  }
+
+  /**
+   * Deactivation and password changes bump session_version, which revokes every access token at once;
+   * personal API tokens stop working because the authenticator requires an active owner.
+   */
+  async update(id: string, changes: UserChanges): Promise<UserRecord> {
+    const passwordHash = changes.password !== undefined ? await hashPassword(changes.password) : undefined
+    return this.#db.transaction().execute(async (trx) => {
+      const user = await this.#find(trx, id)
+      const demoting = changes.role === 'member' && user.role === 'admin'
+      const deactivating = changes.active === false && user.active === 1
+      if ((demoting || deactivating) && user.role === 'admin' && user.active === 1) {
+        const admins = await trx
+          .selectFrom('users')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('kind', '=', 'person')
+          .where('role', '=', 'admin')
+          .where('active', '=', 1)
+          .executeTakeFirstOrThrow()
+        if (Number(admins.n) <= 1) throw conflict(LAST_ADMIN)
+      }
+      if (changes.active === true && user.active === 0) await this.#assertSeatFree(trx)
+      const revokeSessions = deactivating || passwordHash !== undefined
+      const updated = await trx
+        .updateTable('users')
+        .set({
+          ...(changes.name !== undefined && { name: changes.name }),
+          ...(changes.role !== undefined && { role: changes.role }),
+          ...(changes.active !== undefined && { active: changes.active ? 1 : 0 }),
+          ...(passwordHash !== undefined && { password_hash: passwordHash }),
+          ...(revokeSessions && { session_version: user.session_version + 1 }),
+          updated_at: isoTime(this.#clock.now()),
+        })
+        .where('id', '=', id)
+        .returning(RECORD_COLUMNS)
+        .executeTakeFirstOrThrow()
+      return toRecord(updated)
+    })
+  }
+
+  /** DELETE deactivates: the user's data stays, their tokens stop working. */
+  deactivate(id: string): Promise<UserRecord> {
+    return this.update(id, { active: false })
+  }
+}

@@ -1,0 +1,55 @@
+// The `auth` route option: authenticates before the body is validated, enforces the role and the licence's write block.
+import { Elysia } from 'elysia'
+import { forbidden, HttpError } from '../http/http-error.ts'
+import type { Authenticate, Principal } from './principal.ts'
+
+export type Role = 'member' | 'admin'
+
+export interface AuthRequirement {
+  readonly role: Role
+  /**
+   * Allowed even after the licence's grace period ended. For reads sent as POST and for actions that
+   * only take access away (revoking a token, deactivating a user) or restore it (applying a licence).
+   */
+  readonly whenLicenseLapsed?: 'allowed'
+}
+
+export interface GuardOptions {
+  readonly authenticate: Authenticate
+  /** True once the licence is past expiry plus grace: mutations answer 402 (CONTRACT §2). */
+  readonly licenseLapsed: () => boolean
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const PRINCIPAL = Symbol('principal')
+
+type GuardedContext = { request: Request; [PRINCIPAL]?: Principal }
+
+export const LICENSE_EXPIRED = 'License expired'
+
+/**
+ * Use as `{ auth: 'member' }`, `{ auth: 'admin' }` or `{ auth: { role, whenLicenseLapsed } }`.
+ * The check runs in `transform`, which Elysia runs before schema validation: an anonymous caller gets 401,
+ * not a 422 that describes the body it may not send.
+ */
+export function authGuard({ authenticate, licenseLapsed }: GuardOptions) {
+  return new Elysia({ name: 'auth-guard' }).macro({
+    auth: (requirement: Role | AuthRequirement) => {
+      const { role, whenLicenseLapsed } = typeof requirement === 'string' ? { role: requirement, whenLicenseLapsed: undefined } : requirement
+      return {
+        detail: { security: [{ bearer: [] }] },
+        transform(context: GuardedContext) {
+          const principal = authenticate(context.request.headers.get('authorization'))
+          if (role === 'admin' && principal.role !== 'admin') throw forbidden()
+          if (whenLicenseLapsed !== 'allowed' && MUTATING.has(context.request.method) && licenseLapsed()) {
+            throw new HttpError(402, LICENSE_EXPIRED)
+          }
+          context[PRINCIPAL] = principal
+        },
+        resolve(context: GuardedContext) {
+          return { principal: context[PRINCIPAL] as Principal }
+        },
+      }
+    },
+  })
+}

@@ -1,0 +1,18 @@
+// Who is calling: the identity every guarded route receives, whatever kind of bearer token proved it.
+import type { UserKind, UserRole } from '../db/schema.ts'
+
+export interface Principal {
+  readonly userId: string
+  readonly email: string
+  readonly name: string
+  /** Read from the database on every request, so a role change applies at once. */
+  readonly role: UserRole
+  readonly kind: UserKind
+  /** How the caller proved it: an access token from login, the org token, or a personal API token. */
+  readonly via: 'access_token' | 'org_token' | 'pat'
+  /** The API token's id when `via` is not `access_token`. */
+  readonly tokenId: string | null
+}
+
+/** Resolves an Authorization header to a principal, or throws the 401 HttpError. */
+export type Authenticate = (authorization: string | null) => Principal

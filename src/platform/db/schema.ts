@@ -1,0 +1,68 @@
+// The Kysely `Database` interface: one entry per table, kept in step with migrations/.
+import type { Generated } from 'kysely'
+
+/** The single row that says this instance is provisioned and for whom. */
+export interface InstanceTable {
+  id: Generated<number>
+  provisioned_at: string
+  org_name: string
+  customer_id: string
+  /** The organisation's own account, which the tenant_org_token acts as. */
+  org_user_id: string
+}
+
+export type UserRole = 'admin' | 'member'
+/** `person` logs in and takes a seat; `organisation` is the account behind org tokens. */
+export type UserKind = 'person' | 'organisation'
+
+export interface UsersTable {
+  id: string
+  kind: UserKind
+  email: string
+  name: string
+  role: UserRole
+  password_hash: string | null
+  active: number
+  /** Access tokens carry the version they were issued under; bumping it (deactivation, password change) revokes them all. */
+  session_version: number
+  created_at: string
+  updated_at: string
+}
+
+export type ApiTokenKind = 'org' | 'pat'
+
+export interface ApiTokensTable {
+  id: string
+  user_id: string
+  kind: ApiTokenKind
+  name: string
+  /** SHA-256 hex of the whole token; the token itself is never stored. */
+  token_hash: string
+  /** The last characters, so a list can tell tokens apart without revealing them. */
+  hint: string
+  created_at: string
+  revoked_at: string | null
+}
+
+export interface LicensesTable {
+  id: string
+  lic: string
+  customer_id: string
+  org_name: string
+  seats: number
+  /** JSON array of strings. */
+  features: string
+  issued_at: string
+  not_before: string
+  expires_at: string
+  token: string
+  applied_at: string
+  applied_by: string | null
+}
+
+export interface Database {
+  instance: InstanceTable
+  users: UsersTable
+  api_tokens: ApiTokensTable
+  licenses: LicensesTable
+}

@@ -1,0 +1,24 @@
+// Per-request facts the platform needs across hooks (request id, start time), keyed by the Request object itself.
+
+export interface RequestContext {
+  readonly id: string
+  readonly startedAt: number
+  /** Set by the error handler: an error Response does not pass through `set.status`. */
+  errorStatus?: number
+}
+
+const contexts = new WeakMap<Request, RequestContext>()
+
+/** Ids we echo back: short and free of anything that could break a header or a log line. */
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export function beginRequest(request: Request): RequestContext {
+  const given = request.headers.get('x-request-id')
+  const context: RequestContext = { id: given && ACCEPTABLE_ID.test(given) ? given : Bun.randomUUIDv7(), startedAt: performance.now() }
+  contexts.set(request, context)
+  return context
+}
+
+export function requestContext(request: Request): RequestContext | undefined {
+  return contexts.get(request)
+}

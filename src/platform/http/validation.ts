@@ -1,0 +1,127 @@
+// Maps TypeBox validation errors to FastAPI/pydantic v2 shaped 422 entries, every failing field once.
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
+import type { ValidationIssue } from './http-error.ts'
+
+/** Where Elysia says the failing value came from → the first `loc` element FastAPI clients expect. */
+const LOC_ROOT: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookie: 'cookie' }
+
+/** Inputs of these fields are never echoed back: a 422 must not become a way to leak a secret into logs or screenshots. */
+const SECRET_FIELD = /password|secret|token/i
+
+/** Inputs echoed back are cut short, so a 1 MiB string does not come back in the error. */
+const MAX_INPUT_CHARS = 200
+
+type Schema = Record<string, unknown> & { anyOf?: Schema[]; const?: unknown; type?: unknown; format?: string }
+
+function pointerToPath(pointer: string): (string | number)[] {
+  if (pointer === '' || pointer === '/') return []
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part))
+}
+
+function unionIssue(schema: Schema): Pick<ValidationIssue, 'type' | 'msg' | 'ctx'> {
+  const variants = schema.anyOf ?? []
+  if (variants.length > 0 && variants.every((v) => 'const' in v)) {
+    const expected = variants.map((v) => `'${String(v.const)}'`)
+    const joined = expected.length > 1 ? `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}` : expected[0]
+    return { type: 'literal_error', msg: `Input should be ${joined}`, ctx: { expected: joined } }
+  }
+  const types = new Set(variants.map((v) => v.type))
+  if (types.has('integer')) return { type: 'int_type', msg: 'Input should be a valid integer' }
+  if (types.has('number')) return { type: 'float_type', msg: 'Input should be a valid number' }
+  if (types.has('boolean')) return { type: 'bool_type', msg: 'Input should be a valid boolean' }
+  if (types.has('string')) return { type: 'string_type', msg: 'Input should be a valid string' }
+  return { type: 'value_error', msg: 'Input does not match any allowed shape' }
+}
+
+function describe(error: ValueError): Pick<ValidationIssue, 'type' | 'msg' | 'ctx'> {
+  const schema = error.schema as Schema
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return { type: 'missing', msg: 'Field required' }
+    case ValueErrorType.String:
+      return { type: 'string_type', msg: 'Input should be a valid string' }
+    case ValueErrorType.Boolean:
+      return { type: 'bool_type', msg: 'Input should be a valid boolean' }
+    case ValueErrorType.Integer:
+      return { type: 'int_type', msg: 'Input should be a valid integer' }
+    case ValueErrorType.Number:
+      return { type: 'float_type', msg: 'Input should be a valid number' }
+    case ValueErrorType.Object:
+      return { type: 'model_type', msg: 'Input should be an object' }
+    case ValueErrorType.Array:
+      return { type: 'list_type', msg: 'Input should be a valid list' }
+    case ValueErrorType.Null:
+      return { type: 'none_required', msg: 'Input should be None' }
+    case ValueErrorType.Literal:
+      return { type: 'literal_error', msg: `Input should be '${String(schema.const)}'`, ctx: { expected: `'${String(schema.const)}'` } }
+    case ValueErrorType.Union:
+      return unionIssue(schema)
+    case ValueErrorType.StringMaxLength:
+      return { type: 'string_too_long', msg: `String should have at most ${schema.maxLength} characters`, ctx: { max_length: schema.maxLength } }
+    case ValueErrorType.StringMinLength:
+      return { type: 'string_too_short', msg: `String should have at least ${schema.minLength} characters`, ctx: { min_length: schema.minLength } }
+    case ValueErrorType.StringPattern:
+      return { type: 'string_pattern_mismatch', msg: `String should match pattern '${schema.pattern}'`, ctx: { pattern: schema.pattern } }
+    case ValueErrorType.StringFormat:
+    case ValueErrorType.StringFormatUnknown:
+      return schema.format === 'email'
+        ? { type: 'value_error', msg: 'value is not a valid email address' }
+        : { type: 'value_error', msg: `Input should be a valid ${schema.format}` }
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum:
+      return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${schema.minimum}`, ctx: { ge: schema.minimum } }
+    case ValueErrorType.NumberExclusiveMinimum:
+    case ValueErrorType.IntegerExclusiveMinimum:
+      return { type: 'greater_than', msg: `Input should be greater than ${schema.exclusiveMinimum}`, ctx: { gt: schema.exclusiveMinimum } }
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum:
+      return { type: 'less_than_equal', msg: `Input should be less than or equal to ${schema.maximum}`, ctx: { le: schema.maximum } }
+    case ValueErrorType.NumberExclusiveMaximum:
+    case ValueErrorType.IntegerExclusiveMaximum:
+      return { type: 'less_than', msg: `Input should be less than ${schema.exclusiveMaximum}`, ctx: { lt: schema.exclusiveMaximum } }
+    case ValueErrorType.ArrayMaxItems:
+      return { type: 'too_long', msg: `List should have at most ${schema.maxItems} items`, ctx: { max_length: schema.maxItems } }
+    case ValueErrorType.ArrayMinItems:
+      return { type: 'too_short', msg: `List should have at least ${schema.minItems} items`, ctx: { min_length: schema.minItems } }
+    case ValueErrorType.ObjectAdditionalProperties:
+      return { type: 'extra_forbidden', msg: 'Extra inputs are not permitted' }
+    default:
+      return { type: 'value_error', msg: error.message }
+  }
+}
+
+function echoInput(value: unknown): unknown {
+  if (typeof value === 'string' && value.length > MAX_INPUT_CHARS) return value.slice(0, MAX_INPUT_CHARS) + '…'
+  return value
+}
+
+/**
+ * Turns the errors of one failed schema check into 422 entries.
+ * TypeBox reports a missing property twice (required, then "expected string"), so each field appears once,
+ * with `missing` when it is absent.
+ */
+export function toValidationIssues(source: string, errors: readonly ValueError[], root: unknown): ValidationIssue[] {
+  const prefix = LOC_ROOT[source] ?? source
+  // One error per path, and "missing" beats whatever else was said about the same absent field.
+  const byPath = new Map<string, ValueError>()
+  for (const error of errors) {
+    const kept = byPath.get(error.path)
+    if (!kept || (error.type === ValueErrorType.ObjectRequiredProperty && kept.type !== error.type)) byPath.set(error.path, error)
+  }
+  const issues: ValidationIssue[] = []
+  for (const error of byPath.values()) {
+    const path = pointerToPath(error.path)
+    const described =
+      path.length === 0 && root === undefined ? { type: 'missing', msg: 'Field required' } : describe(error)
+    const issue: ValidationIssue = { loc: [prefix, ...path], msg: described.msg, type: described.type }
+    const last = path.at(-1)
+    if (error.value !== undefined && !(typeof last === 'string' && SECRET_FIELD.test(last))) issue.input = echoInput(error.value)
+    if (described.ctx) issue.ctx = described.ctx
+    issues.push(issue)
+  }
+  return issues
+}

@@ -1,0 +1,148 @@
+// createServer(config) → { app, start(), stop() }: opens the data dir, migrates, and wires the platform with every module.
+import { Elysia } from 'elysia'
+import { chmodSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Config } from './config.ts'
+import { authGuard } from './platform/auth/guard.ts'
+import { systemClock, type Clock } from './platform/clock.ts'
+import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
+import { migrateToLatest } from './platform/db/migrate.ts'
+import { httpPlatform } from './platform/http/http-platform.ts'
+import { openApiRoutes } from './platform/http/openapi.ts'
+import { createLogger, type Logger } from './platform/log.ts'
+import { SecretStore } from './platform/secrets.ts'
+import { createAuthenticator } from './modules/auth/authenticator.ts'
+import { LoginRateLimiter } from './modules/auth/rate-limit.ts'
+import { authRoutes } from './modules/auth/routes.ts'
+import { AuthService } from './modules/auth/service.ts'
+import { healthRoutes } from './modules/health/routes.ts'
+import { HealthService } from './modules/health/service.ts'
+import { keyringFor } from './modules/license/keyring.ts'
+import { licenseRoutes } from './modules/license/routes.ts'
+import { LicenseService } from './modules/license/service.ts'
+import { tenantRoutes } from './modules/tenant/routes.ts'
+import { TenantService } from './modules/tenant/service.ts'
+import { usersRoutes } from './modules/users/routes.ts'
+import { UsersService } from './modules/users/service.ts'
+import { VERSION } from './version.ts'
+
+export const DATABASE_FILE = 'agentbox.db'
+
+export interface ServerOverrides {
+  /** Tests pass a ManualClock to move time (licence expiry, rate-limit windows) without sleeping. */
+  readonly clock?: Clock
+  readonly logger?: Logger
+}
+
+export interface AgentboxServer {
+  readonly app: ReturnType<typeof buildApp>
+  readonly config: Config
+  readonly database: DatabaseHandle
+  /** The setup link's token while unprovisioned, else null. */
+  readonly setupToken: string | null
+  /** Starts listening; resolves with the bound port (useful with port 0). */
+  start(): number
+  /** Stops accepting, lets in-flight requests finish (≤ shutdownGraceMs), then closes the database. */
+  stop(): Promise<void>
+}
+
+interface Services {
+  config: Config
+  clock: Clock
+  logger: Logger
+  database: DatabaseHandle
+  license: LicenseService
+  tenant: TenantService
+  isReady: () => boolean
+}
+
+function buildApp({ config, clock, logger, database, license, tenant, isReady }: Services) {
+  const guard = authGuard({
+    authenticate: createAuthenticator({ db: database.db, reader: database.reader, clock, accessTokenSecret: () => tenant.accessTokenKey }),
+    licenseLapsed: () => license.isLapsed(),
+  })
+  const auth = new AuthService({ db: database.db, clock, limiter: new LoginRateLimiter(clock), accessTokenKey: () => tenant.accessTokenKey })
+  const users = new UsersService(database.db, clock, license)
+  const health = new HealthService({
+    reader: database.reader,
+    dataDir: config.dataDir,
+    clock,
+    version: VERSION,
+    licenseMode: config.licenseMode,
+    license,
+    tenant,
+    scheduler: () => ({ status: 'pass', jobs: 0 }),
+    ready: isReady,
+  })
+
+  const app: Elysia = new Elysia({ name: 'agentbox' })
+  return app
+    .use(httpPlatform({ logger, limits: { json: config.bodyLimit, upload: config.uploadBodyLimit } }))
+    .use(openApiRoutes(() => app, VERSION))
+    .use(healthRoutes(health))
+    .use(tenantRoutes(tenant))
+    .use(licenseRoutes(guard, license))
+    .use(authRoutes(guard, auth))
+    .use(usersRoutes(guard, users))
+}
+
+function prepareDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o750 })
+  for (const sub of ['backups', 'git']) mkdirSync(join(dataDir, sub), { recursive: true, mode: 0o750 })
+}
+
+/** Everything that can fail at boot (data dir, migrations) fails here, before a port is opened. */
+export async function createServer(config: Config, overrides: ServerOverrides = {}): Promise<AgentboxServer> {
+  const clock = overrides.clock ?? systemClock
+  const logger = overrides.logger ?? createLogger(config.logLevel)
+  prepareDataDir(config.dataDir)
+  const secrets = new SecretStore(config.dataDir)
+  const database = openDatabase(join(config.dataDir, DATABASE_FILE))
+  chmodSync(database.path, 0o600)
+
+  let closing = false
+  try {
+    const migration = await migrateToLatest(database, join(config.dataDir, 'backups'), clock.now())
+    if (migration.applied.length > 0) logger.info('database migrated', { applied: migration.applied, backup: migration.backupPath })
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+
+  const license = new LicenseService(database.db, clock, keyringFor(config.licenseMode))
+  await license.load()
+  const tenant = new TenantService({ db: database.db, clock, logger, secrets, license, configuredSetupToken: config.setupToken })
+  const setupToken = await tenant.boot()
+
+  const app = buildApp({ config, clock, logger, database, license, tenant, isReady: () => !closing })
+
+  return {
+    app,
+    config,
+    database,
+    setupToken,
+    start() {
+      app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.uploadBodyLimit })
+      const port = app.server!.port!
+      const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
+      logger.info('listening', { host: config.host, port, version: VERSION, data_dir: config.dataDir, license_mode: config.licenseMode })
+      if (setupToken && !tenant.provisioned) logger.info(`Open http://${shownHost}:${port}/setup?token=${setupToken} to finish setup`)
+      return port
+    },
+    async stop() {
+      if (closing) return
+      closing = true
+      const server = app.server
+      if (server) {
+        const drained = server.stop(false)
+        const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownGraceMs).unref())
+        if ((await Promise.race([drained.then(() => 'drained' as const), timedOut])) === 'timeout') {
+          logger.warn('in-flight requests did not finish in time; closing them')
+          await server.stop(true)
+        }
+      }
+      await database.close()
+      logger.info('stopped')
+    },
+  }
+}

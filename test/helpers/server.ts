@@ -1,0 +1,129 @@
+// Starts the real server on a temp data dir (real SQLite file) and drives it through app.handle, with a hand-moved clock.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../../src/config.ts'
+import { ManualClock } from '../../src/platform/clock.ts'
+import type { Logger } from '../../src/platform/log.ts'
+import { createServer, type AgentboxServer } from '../../src/server.ts'
+import { issueTestLicense, type TestLicenseOptions } from './license.ts'
+
+export const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' } as const
+
+/** Collects log lines so tests can assert what was (and was not) logged. */
+export class CapturedLog implements Logger {
+  readonly lines: Record<string, unknown>[] = []
+  #push = (level: string) => (msg: string, fields?: Record<string, unknown>) => void this.lines.push({ level, msg, ...fields })
+  debug = this.#push('debug')
+  info = this.#push('info')
+  warn = this.#push('warn')
+  error = this.#push('error')
+}
+
+export interface RequestOptions {
+  body?: unknown
+  /** Sent as-is instead of JSON.stringify(body). */
+  rawBody?: string | Uint8Array | ReadableStream
+  token?: string
+  headers?: Record<string, string>
+}
+
+export interface JsonResponse<T = any> {
+  status: number
+  headers: Headers
+  body: T
+}
+
+export interface TestServer {
+  server: AgentboxServer
+  clock: ManualClock
+  log: CapturedLog
+  dataDir: string
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<JsonResponse<T>>
+  /** Provisions the tenant with a test licence; returns the org token and a signed-in admin token. */
+  provision(license?: TestLicenseOptions): Promise<{ orgToken: string; adminToken: string }>
+  login(email: string, password: string): Promise<string>
+  /** Creates a user through the API as `adminToken` and returns its id and an access token. */
+  createUser(adminToken: string, user: { email: string; role?: 'admin' | 'member'; name?: string; password?: string }): Promise<{ id: string; token: string }>
+  /** Closes the server and opens a new one on the same data dir, like a restart. */
+  restart(): Promise<void>
+  close(): Promise<void>
+}
+
+export interface StartOptions {
+  dataDir?: string
+  env?: Record<string, string>
+  now?: string | number
+}
+
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'agentbox-test-'))
+  const env = { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_LOG_LEVEL: 'error', ...options.env }
+  const clock = new ManualClock(options.now ?? Date.now())
+  const log = new CapturedLog()
+  const config = loadConfig(['serve'], env)
+  let server = await createServer(config, { clock, logger: log })
+
+  const request: TestServer['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers }
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`
+    let body: RequestInit['body']
+    if (opts.rawBody !== undefined) body = opts.rawBody as RequestInit['body']
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const response = await server.app.handle(new Request(`http://localhost${path}`, { method, headers, body, duplex: 'half' } as RequestInit))
+    const text = await response.text()
+    let parsed: unknown = text
+    try {
+      parsed = text.length ? JSON.parse(text) : null
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed as any }
+  }
+
+  const login = async (email: string, password: string) => {
+    const res = await request('POST', '/api/auth/login', { body: { email, password } })
+    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`)
+    return res.body.access_token as string
+  }
+
+  const harness: TestServer = {
+    get server() {
+      return server
+    },
+    clock,
+    log,
+    dataDir,
+    request,
+    login,
+    async provision(license = {}) {
+      const res = await request('POST', '/api/tenant/setup', {
+        token: server.setupToken!,
+        body: { license_token: issueTestLicense({ nowMs: clock.now(), ...license }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password },
+      })
+      if (res.status !== 200) throw new Error(`setup failed: ${res.status} ${JSON.stringify(res.body)}`)
+      return { orgToken: res.body.tenant_org_token, adminToken: await login(ADMIN.email, ADMIN.password) }
+    },
+    async createUser(adminToken, user) {
+      const password = user.password ?? 'a long enough password'
+      const res = await request('POST', '/api/users', {
+        token: adminToken,
+        body: { email: user.email, name: user.name ?? user.email.split('@')[0], password, role: user.role ?? 'member' },
+      })
+      if (res.status !== 201) throw new Error(`create user failed: ${res.status} ${JSON.stringify(res.body)}`)
+      return { id: res.body.id, token: await login(user.email, password) }
+    },
+    async restart() {
+      await server.stop()
+      server = await createServer(config, { clock, logger: log })
+    },
+    async close() {
+      await server.stop()
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+  return harness
+}
