@@ -27,6 +27,7 @@ import { UsersService } from './modules/users/service.ts'
 import { VERSION } from './version.ts'
 
 export const DATABASE_FILE = 'agentbox.db'
+const LAST_RESORT_BODY_LIMIT = 1024 ** 3
 
 export interface ServerOverrides {
   /** Tests pass a ManualClock to move time (licence expiry, rate-limit windows) without sleeping. */
@@ -122,7 +123,9 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
     database,
     setupToken,
     start() {
-      app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.uploadBodyLimit })
+      // Bun's own limit answers a bare 413 with no body or request id, so it sits far above ours: the body parser
+      // enforces the contract's limits (and streams and counts bodies without a length); this is only a last resort.
+      app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: LAST_RESORT_BODY_LIMIT })
       const port = app.server!.port!
       const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
       logger.info('listening', { host: config.host, port, version: VERSION, data_dir: config.dataDir, license_mode: config.licenseMode })

@@ -19,7 +19,7 @@ const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').re
 /**
  * Steps performed:
  * 1. refuse a database that ran migrations this binary does not know (a downgrade);
- * 2. if some migrations are pending on a database that already has data, copy it to backups/;
+ * 2. if some migrations are pending on a database that already holds tables, copy it to backups/;
  * 3. run the pending ones and check the result object: Kysely's Migrator reports failures instead of throwing.
  */
 export async function migrateToLatest(handle: DatabaseHandle, backupDir: string, nowMs: number): Promise<MigrationReport> {
@@ -34,8 +34,10 @@ export async function migrateToLatest(handle: DatabaseHandle, backupDir: string,
   const pending = known.filter((m) => m.executedAt === undefined)
   if (pending.length === 0) return { applied: [], backupPath: null }
 
+  // Anything but an empty file is worth a copy, including a database whose bookkeeping was lost.
+  const hasData = handle.writer.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' LIMIT 1").get() !== null
   let backupPath: string | null = null
-  if (executed.length > 0) {
+  if (hasData) {
     backupPath = join(backupDir, `pre-migrate-${stamp(nowMs)}-${pending[0]!.name}.db`)
     vacuumInto(handle.writer, backupPath)
   }

@@ -1,5 +1,6 @@
 // Reads request bodies with a size cap and parses JSON leniently by content type (curl -d sends form content types).
 import { HttpError } from './http-error.ts'
+import { requestContext } from './request-context.ts'
 
 const TOO_LARGE = 'Request body too large'
 
@@ -48,9 +49,10 @@ export function createBodyParser(limits: BodyLimits) {
   return async function parseRequestBody({ request, contentType }: { request: Request; contentType: string }) {
     if (request.method === 'GET' || request.method === 'HEAD') return undefined
     if (contentType.startsWith('multipart/form-data')) {
-      // A chunked upload without a length is capped by the server's maxRequestBodySize (the upload limit).
+      // Elysia's multipart parser buffers what it is given, so an upload must say its size first (browsers always do).
       const declared = request.headers.get('content-length')
-      if (declared !== null && Number(declared) > limits.upload) throw new HttpError(413, TOO_LARGE)
+      if (declared === null) throw new HttpError(411, 'Length Required')
+      if (Number(declared) > limits.upload) throw new HttpError(413, TOO_LARGE)
       return undefined
     }
     const bytes = await readBodyLimited(request, limits.json)
@@ -61,10 +63,14 @@ export function createBodyParser(limits: BodyLimits) {
     } catch {
       throw jsonInvalid('Body is not valid UTF-8')
     }
+    let parsed: unknown
     try {
-      return JSON.parse(text) as unknown
+      parsed = JSON.parse(text)
     } catch (error) {
       throw jsonInvalid((error as Error).message)
     }
+    const context = requestContext(request)
+    if (context) context.parsedBody = parsed
+    return parsed
   }
 }

@@ -40,7 +40,9 @@ export function httpPlatform({ logger, limits }: HttpPlatformOptions) {
       if (cause instanceof HttpError) return errorResponse(cause.status, cause.detail, context, { ...cause.headers })
       if (cause instanceof ValidationError) {
         const errors = cause.all as Parameters<typeof toValidationIssues>[1]
-        return errorResponse(422, toValidationIssues(cause.type, errors, cause.value), context)
+        const validator = cause.validator as { schema?: Record<string, unknown> } | undefined
+        const value = cause.type === 'body' ? context?.parsedBody : cause.value
+        return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>)), context)
       }
       switch (code) {
         case 'NOT_FOUND':

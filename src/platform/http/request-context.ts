@@ -5,6 +5,8 @@ export interface RequestContext {
   readonly startedAt: number
   /** Set by the error handler: an error Response does not pass through `set.status`. */
   errorStatus?: number
+  /** The body as parsed, before Elysia's normalisation reshapes it (a JSON array arrives as an object of undefineds). */
+  parsedBody?: unknown
 }
 
 const contexts = new WeakMap<Request, RequestContext>()

@@ -94,6 +94,12 @@ function describe(error: ValueError): Pick<ValidationIssue, 'type' | 'msg' | 'ct
   }
 }
 
+/**
+ * A field is missing when TypeBox says so, or when the failing value is `undefined`: TypeBox does not always emit
+ * ObjectRequiredProperty, but an optional field never fails on `undefined`, so an error there means "absent".
+ */
+const isAbsent = (error: ValueError) => error.type === ValueErrorType.ObjectRequiredProperty || error.value === undefined
+
 function echoInput(value: unknown): unknown {
   if (typeof value === 'string' && value.length > MAX_INPUT_CHARS) return value.slice(0, MAX_INPUT_CHARS) + '…'
   return value
@@ -104,19 +110,22 @@ function echoInput(value: unknown): unknown {
  * TypeBox reports a missing property twice (required, then "expected string"), so each field appears once,
  * with `missing` when it is absent.
  */
-export function toValidationIssues(source: string, errors: readonly ValueError[], root: unknown): ValidationIssue[] {
+export function toValidationIssues(source: string, errors: readonly ValueError[], root: unknown, rootSchema?: Schema): ValidationIssue[] {
   const prefix = LOC_ROOT[source] ?? source
+  // TypeBox lets an array pass as an object and then reports every field as absent; the real problem is the root.
+  if (rootSchema?.type === 'object' && (root === null || typeof root !== 'object' || Array.isArray(root))) {
+    return [root === undefined ? { loc: [prefix], msg: 'Field required', type: 'missing' } : { loc: [prefix], msg: 'Input should be an object', type: 'model_type', input: echoInput(root) }]
+  }
   // One error per path, and "missing" beats whatever else was said about the same absent field.
   const byPath = new Map<string, ValueError>()
   for (const error of errors) {
     const kept = byPath.get(error.path)
-    if (!kept || (error.type === ValueErrorType.ObjectRequiredProperty && kept.type !== error.type)) byPath.set(error.path, error)
+    if (!kept || (isAbsent(error) && !isAbsent(kept))) byPath.set(error.path, error)
   }
   const issues: ValidationIssue[] = []
   for (const error of byPath.values()) {
     const path = pointerToPath(error.path)
-    const described =
-      path.length === 0 && root === undefined ? { type: 'missing', msg: 'Field required' } : describe(error)
+    const described = isAbsent(error) ? { type: 'missing', msg: 'Field required' } : describe(error)
     const issue: ValidationIssue = { loc: [prefix, ...path], msg: described.msg, type: described.type }
     const last = path.at(-1)
     if (error.value !== undefined && !(typeof last === 'string' && SECRET_FIELD.test(last))) issue.input = echoInput(error.value)

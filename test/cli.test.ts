@@ -1,0 +1,84 @@
+// The command line and configuration (CONTRACT §1): sub-commands, flags over env vars, one frozen config.
+import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { ConfigError, loadConfig } from '../src/config.ts'
+import pkg from '../package.json' with { type: 'json' }
+
+const run = (args: string[], env: Record<string, string> = {}) => {
+  const result = Bun.spawnSync([process.execPath, 'src/main.ts', ...args], { cwd: join(import.meta.dir, '..'), env: { PATH: process.env.PATH!, ...env } })
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
+}
+
+describe('loadConfig', () => {
+  test('defaults: serve on 0.0.0.0:8080 with ./data, production licence mode', () => {
+    const config = loadConfig([], {})
+    expect(config).toMatchObject({ command: 'serve', port: 8080, host: '0.0.0.0', dataDir: resolve('data'), logLevel: 'info', licenseMode: 'production', setupToken: null })
+    expect(config.bodyLimit).toBe(1024 * 1024)
+    expect(config.uploadBodyLimit).toBe(10 * 1024 * 1024)
+    expect(Object.isFrozen(config)).toBe(true)
+  })
+
+  test('flags override environment variables, which override defaults', () => {
+    const env = { AGENTBOX_PORT: '9000', AGENTBOX_HOST: '127.0.0.1', AGENTBOX_DATA_DIR: '/tmp/from-env' }
+    expect(loadConfig([], env)).toMatchObject({ port: 9000, host: '127.0.0.1', dataDir: '/tmp/from-env' })
+    expect(loadConfig(['serve', '--port', '9100', '--host', '::1', '--data', '/tmp/from-flag'], env)).toMatchObject({ port: 9100, host: '::1', dataDir: '/tmp/from-flag' })
+  })
+
+  test('systemd STATE_DIRECTORY is the data dir when nothing else names one', () => {
+    expect(loadConfig([], { STATE_DIRECTORY: '/var/lib/agentbox' }).dataDir).toBe('/var/lib/agentbox')
+    expect(loadConfig([], { STATE_DIRECTORY: '/var/lib/agentbox', AGENTBOX_DATA_DIR: '/elsewhere' }).dataDir).toBe('/elsewhere')
+  })
+
+  test('bad values are refused with a message naming them', () => {
+    expect(() => loadConfig(['--port', '99999'], {})).toThrow(/--port/)
+    expect(() => loadConfig([], { AGENTBOX_PORT: 'http' })).toThrow(/AGENTBOX_PORT/)
+    expect(() => loadConfig([], { AGENTBOX_LOG_LEVEL: 'loud' })).toThrow(/AGENTBOX_LOG_LEVEL/)
+    expect(() => loadConfig([], { AGENTBOX_LICENSE_MODE: 'free' })).toThrow(/AGENTBOX_LICENSE_MODE/)
+    expect(() => loadConfig(['launch'], {})).toThrow(ConfigError)
+    expect(() => loadConfig(['--bogus'], {})).toThrow(ConfigError)
+    expect(() => loadConfig(['backup'], {})).toThrow(/backup needs a target file/)
+  })
+})
+
+describe('agentbox sub-commands', () => {
+  test('version prints the package version', () => {
+    const res = run(['version'])
+    expect(res.code).toBe(0)
+    expect(res.stdout.trim()).toBe(`agentbox ${pkg.version}`)
+  })
+
+  test('help and --help list the sub-commands', () => {
+    for (const args of [['help'], ['--help']]) {
+      const res = run(args)
+      expect(res.code).toBe(0)
+      for (const word of ['serve', 'backup', 'version', 'AGENTBOX_PORT']) expect(res.stdout).toContain(word)
+    }
+  })
+
+  test('an unknown command exits 2 with a hint on stderr', () => {
+    const res = run(['frobnicate'])
+    expect(res.code).toBe(2)
+    expect(res.stderr).toContain('unknown command "frobnicate"')
+    expect(res.stdout).toBe('')
+  })
+
+  test('backup of a data dir without a database exits 1 and creates nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentbox-cli-'))
+    try {
+      const res = run(['backup', join(dir, 'out.db'), '--data', dir])
+      expect(res.code).toBe(1)
+      expect(res.stderr).toContain('no database')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('serve refuses to start on a data dir it cannot use, exit 1 with a JSON error line', () => {
+    const res = run(['serve', '--data', '/proc/agentbox-cannot-write-here', '--port', '0'])
+    expect(res.code).toBe(1)
+    const line = JSON.parse(res.stdout.trim().split('\n').at(-1)!)
+    expect(line).toMatchObject({ level: 'error', msg: 'could not start' })
+  })
+})

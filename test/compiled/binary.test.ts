@@ -1,0 +1,344 @@
+// The compiled binary end to end: built once by scripts/build.ts, spawned as a real process, driven over real HTTP.
+import { Database } from 'bun:sqlite'
+import type { Subprocess } from 'bun'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import pkg from '../../package.json' with { type: 'json' }
+import { issueTestLicense } from '../helpers/license.ts'
+
+const ROOT = resolve(import.meta.dir, '../..')
+const tmp = mkdtempSync(join(tmpdir(), 'agentbox-compiled-'))
+// Built into the temp dir, not dist/, so a concurrent `npm run build` can never swap the file under a running test.
+const BIN = join(tmp, 'agentbox')
+const DATA = join(tmp, 'data')
+const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' }
+const MEMBER = { email: 'member@example.com', name: 'Max Member', password: 'another long password', role: 'member' }
+const metrics: Record<string, number> = {}
+
+// ---- local helper: spawn the binary, wait for it to answer, collect its stdout ------------------------------
+interface Running { proc: Subprocess<'ignore', 'pipe', 'pipe'>; port: number; base: string; out: { text: string }; err: { text: string }; drained: Promise<void>; spawnedAt: number }
+const running = new Set<Running>()
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+async function collect(stream: ReadableStream<Uint8Array>, sink: { text: string }) {
+  const decoder = new TextDecoder()
+  for await (const chunk of stream) sink.text += decoder.decode(chunk, { stream: true })
+}
+
+const logLines = (r: Running) => r.out.text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>)
+
+async function launch(env: Record<string, string> = {}): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    const port = freePort()
+    const proc = Bun.spawn([BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', DATA], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, AGENTBOX_LICENSE_MODE: 'test', ...env },
+      stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+    })
+    const r: Running = { proc, port, base: `http://127.0.0.1:${port}`, out: { text: '' }, err: { text: '' }, drained: Promise.resolve(), spawnedAt: performance.now() }
+    r.drained = Promise.all([collect(proc.stdout, r.out), collect(proc.stderr, r.err)]).then(() => undefined)
+    running.add(r)
+    const deadline = Date.now() + 15_000
+    while (Date.now() < deadline && proc.exitCode === null) {
+      const ok = await fetch(`${r.base}/api/health/live`).then((res) => res.ok, () => false)
+      if (ok) return r
+      await sleep(20)
+    }
+    await stop(r, 'SIGKILL')
+    if (attempt < 3 && /EADDRINUSE|in use/i.test(r.out.text + r.err.text)) continue
+    throw new Error(`binary did not answer /api/health/live within 15 s (exit ${proc.exitCode})\nstdout:\n${r.out.text}\nstderr:\n${r.err.text}`)
+  }
+}
+
+async function stop(r: Running, signal: 'SIGTERM' | 'SIGKILL'): Promise<number | null> {
+  if (r.proc.exitCode === null && r.proc.signalCode === null) r.proc.kill(signal)
+  const code = await Promise.race([r.proc.exited, sleep(10_000).then(() => 'timeout' as const)])
+  if (code === 'timeout') r.proc.kill('SIGKILL')
+  await r.proc.exited
+  await r.drained
+  running.delete(r)
+  return code === 'timeout' ? null : code
+}
+
+function rssKib(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
+  return Number(line?.match(/(\d+)/)?.[1] ?? NaN)
+}
+
+/** fetch + JSON; asserts the X-Request-Id contract on every single response. */
+async function http(r: Running, method: string, path: string, opts: { body?: unknown; raw?: RequestInit['body']; token?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...opts.headers }
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`
+  if (opts.body !== undefined) headers['content-type'] = 'application/json'
+  const res = await fetch(`${r.base}${path}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) })
+  const text = await res.text()
+  expect(res.headers.get('x-request-id')).toBeTruthy()
+  let body: any = text
+  try { body = JSON.parse(text) } catch {}
+  return { status: res.status, headers: res.headers, body, text }
+}
+
+const spawnCli = (...args: string[]) => {
+  const p = Bun.spawnSync([BIN, ...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp } })
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() }
+}
+
+beforeAll(() => {
+  const started = performance.now()
+  const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: ROOT, env: { ...process.env, AGENTBOX_BUILD_OUTFILE: BIN }, stdout: 'pipe', stderr: 'pipe' })
+  if (build.exitCode !== 0 || !existsSync(BIN)) throw new Error(`scripts/build.ts failed (exit ${build.exitCode}):\n${build.stdout}\n${build.stderr}`)
+  metrics.build_ms = Math.round(performance.now() - started)
+  metrics.binary_bytes = statSync(BIN).size
+}, 120_000)
+
+afterAll(async () => {
+  for (const r of [...running]) await stop(r, 'SIGKILL')
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+describe('agentbox CLI', () => {
+  test('version prints the package.json version', () => {
+    const r = spawnCli('version')
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim()).toBe(`agentbox ${pkg.version}`)
+  })
+
+  test('help lists serve, backup and version', () => {
+    for (const args of [['help'], ['--help']]) {
+      const r = spawnCli(...args)
+      expect(r.code).toBe(0)
+      for (const word of ['serve', 'backup', 'version']) expect(r.stdout).toMatch(new RegExp(`^\\s+agentbox \\[?${word}\\b`, 'm'))
+    }
+  })
+
+  test('an unknown command exits 2 and says why on stderr', () => {
+    const r = spawnCli('frobnicate')
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('unknown command "frobnicate"')
+  })
+})
+
+describe('agentbox serve over real HTTP (one instance, in order)', () => {
+  let server: Running
+  let orgToken = ''
+  let adminToken = ''
+  let memberId = ''
+  const license = issueTestLicense({ seats: 10 })
+
+  beforeAll(async () => {
+    server = await launch()
+    const health = await fetch(`${server.base}/api/health`)
+    expect(health.status).toBe(200)
+    metrics.cold_start_ms = Math.round(performance.now() - server.spawnedAt)
+    await sleep(500)
+    metrics.idle_rss_kib = rssKib(server.proc.pid)
+  })
+
+  test('first boot logs the setup link and writes secrets/setup-token 0600 in a 0700 dir, agentbox.db 0600', async () => {
+    const tokenFile = join(DATA, 'secrets', 'setup-token')
+    const token = readFileSync(tokenFile, 'utf8').trim()
+    expect(token.length).toBeGreaterThanOrEqual(20)
+    let link: Record<string, any> | undefined
+    for (let i = 0; i < 100 && !link; i++, await sleep(20)) link = logLines(server).find((l) => String(l.msg).includes('/setup?token='))
+    expect(link?.msg).toBe(`Open http://127.0.0.1:${server.port}/setup?token=${token} to finish setup`)
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
+    expect(statSync(join(DATA, 'secrets')).mode & 0o777).toBe(0o700)
+    for (const file of ['agentbox.db', 'agentbox.db-wal', 'agentbox.db-shm']) {
+      if (file === 'agentbox.db' || existsSync(join(DATA, file))) expect(statSync(join(DATA, file)).mode & 0o777).toBe(0o600)
+    }
+  })
+
+  const setupBody = (license_token: string) => ({ license_token, admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+  const setupToken = () => readFileSync(join(DATA, 'secrets', 'setup-token'), 'utf8').trim()
+
+  test('setup with a wrong setup token is 401', async () => {
+    const res = await http(server, 'POST', '/api/tenant/setup', { token: 'not-the-setup-token', body: setupBody(license) })
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({ detail: 'Not authenticated' })
+  })
+
+  test('setup with a tampered licence is 422 license_invalid on body.license_token', async () => {
+    const [header, payload, signature] = license.split('.')
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString())
+    const forged = Buffer.from(JSON.stringify({ ...claims, seats: 100_000 })).toString('base64url')
+    const res = await http(server, 'POST', '/api/tenant/setup', { token: setupToken(), body: setupBody(`${header}.${forged}.${signature}`) })
+    expect(res.status).toBe(422)
+    expect(res.body.detail).toHaveLength(1)
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'license_token'], type: 'license_invalid' })
+  })
+
+  test('setup with a good licence is 200 and returns an abx_org_ token', async () => {
+    const res = await http(server, 'POST', '/api/tenant/setup', { token: setupToken(), body: setupBody(license) })
+    expect(res.status).toBe(200)
+    expect(res.body.message).toBe('Tenant provisioned')
+    expect(res.body.tenant_org_token).toMatch(/^abx_org_[A-Za-z0-9_-]{20,}$/)
+    orgToken = res.body.tenant_org_token
+  })
+
+  test('a second setup is 409 Tenant already provisioned and the setup-token file is gone', async () => {
+    const res = await http(server, 'POST', '/api/tenant/setup', { token: 'anything', body: setupBody(license) })
+    expect(res.status).toBe(409)
+    expect(res.body).toEqual({ detail: 'Tenant already provisioned' })
+    expect(existsSync(join(DATA, 'secrets', 'setup-token'))).toBe(false)
+  })
+
+  test('login with a wrong password is 401 Invalid credentials; the right one returns a bearer token', async () => {
+    const wrong = await http(server, 'POST', '/api/auth/login', { body: { email: ADMIN.email, password: 'wrong password!!' } })
+    expect(wrong.status).toBe(401)
+    expect(wrong.body).toEqual({ detail: 'Invalid credentials' })
+    const right = await http(server, 'POST', '/api/auth/login', { body: { email: ADMIN.email, password: ADMIN.password } })
+    expect(right.status).toBe(200)
+    expect(right.body).toMatchObject({ token_type: 'bearer', expires_in: 43200 })
+    adminToken = right.body.access_token
+    const me = await http(server, 'GET', '/api/auth/me', { token: adminToken })
+    expect(me.body).toMatchObject({ email: ADMIN.email, role: 'admin' })
+  })
+
+  test('an admin creates a member (201); the same e-mail again is 409', async () => {
+    const created = await http(server, 'POST', '/api/users', { token: adminToken, body: MEMBER })
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({ email: MEMBER.email, role: 'member', active: true })
+    memberId = created.body.id
+    const again = await http(server, 'POST', '/api/users', { token: adminToken, body: MEMBER })
+    expect(again.status).toBe(409)
+  })
+
+  test('a member is refused /api/users with 403', async () => {
+    const login = await http(server, 'POST', '/api/auth/login', { body: { email: MEMBER.email, password: MEMBER.password } })
+    expect(login.status).toBe(200)
+    const res = await http(server, 'GET', '/api/users', { token: login.body.access_token })
+    expect(res.status).toBe(403)
+    expect(typeof res.body.detail).toBe('string')
+  })
+
+  test('GET /api/health has the contract shape', async () => {
+    const res = await http(server, 'GET', '/api/health')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('application/json')
+    const h = res.body
+    expect(['pass', 'warn']).toContain(h.status)
+    expect(h.version).toBe(pkg.version)
+    expect(Number.isInteger(h.uptime_s)).toBe(true)
+    expect(h.provisioned).toBe(true)
+    expect(h.license).toEqual({ status: 'valid', mode: 'test', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) })
+    expect(h.checks.database).toEqual({ status: 'pass', latency_ms: expect.any(Number) })
+    expect(h.checks.scheduler).toEqual({ status: expect.any(String), jobs: expect.any(Number) })
+    expect(h.checks.disk).toEqual({ status: expect.stringMatching(/^(pass|warn)$/), free_bytes: expect.any(Number) })
+    for (const probe of ['/api/health/live', '/api/health/ready']) expect((await http(server, 'GET', probe)).body).toEqual({ status: 'pass' })
+  })
+
+  test('openapi.json is 3.1.0 and documents /api/tenant/setup with a JSON request body schema', async () => {
+    const res = await http(server, 'GET', '/api/openapi.json')
+    expect(res.status).toBe(200)
+    expect(res.body.openapi).toBe('3.1.0')
+    const schema = res.body.paths['/api/tenant/setup']?.post?.requestBody?.content?.['application/json']?.schema
+    expect(schema?.type).toBe('object')
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['license_token', 'admin_email', 'admin_name', 'admin_password']))
+  })
+
+  test('/api/docs serves HTML and its JS bundle from the binary, with no CDN script', async () => {
+    const page = await http(server, 'GET', '/api/docs')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    const scripts = [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!)
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const src of scripts) {
+      expect(src).not.toMatch(/^(https?:)?\/\//)
+      const js = await http(server, 'GET', src)
+      expect(js.status).toBe(200)
+      expect(js.headers.get('content-type')).toContain('javascript')
+      expect(js.text.length).toBeGreaterThan(100_000)
+    }
+    expect(page.text).not.toMatch(/href="(https?:)?\/\//)
+  })
+
+  test('malformed JSON is 422 json_invalid on body', async () => {
+    const res = await http(server, 'POST', '/api/auth/login', { raw: '{"email": ', headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(422)
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' })
+  })
+
+  test('a 2 MiB body is 413', async () => {
+    const res = await http(server, 'POST', '/api/auth/login', { raw: JSON.stringify({ email: 'x'.repeat(2 * 1024 * 1024), password: 'y' }), headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(413)
+    expect(typeof res.body.detail).toBe('string')
+  })
+
+  test('an unknown route is 404 JSON', async () => {
+    const res = await http(server, 'GET', '/api/no-such-thing')
+    expect(res.status).toBe(404)
+    expect(res.headers.get('content-type')).toContain('application/json')
+    expect(res.body).toEqual({ detail: 'Not Found' })
+  })
+
+  test('every response carries X-Request-Id, echoed when the client sends one', async () => {
+    for (const [method, path] of [['GET', '/api/health'], ['GET', '/api/nope'], ['GET', '/api/users'], ['POST', '/api/auth/login']]) {
+      const res = await http(server, method!, path!, { headers: { 'x-request-id': 'trace-abc-123' }, body: method === 'POST' ? {} : undefined })
+      expect(res.headers.get('x-request-id')).toBe('trace-abc-123')
+    }
+  })
+
+  test('SIGTERM lets an in-flight request finish, then exits 0 within 10 s and logs JSON lines', async () => {
+    // A login spends ~100-250 ms in argon2: SIGTERM lands while it is being served.
+    const inFlight = http(server, 'POST', '/api/auth/login', { body: { email: ADMIN.email, password: ADMIN.password } })
+    await sleep(50)
+    const code = await stop(server, 'SIGTERM')
+    expect(code).toBe(0)
+    expect((await inFlight).status).toBe(200)
+    const lines = logLines(server)
+    expect(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true)
+    expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped', time: expect.any(String) })
+    expect(server.out.text.split('\n').filter(Boolean).every((l) => l.startsWith('{'))).toBe(true)
+  })
+
+  test('a restart on the same data dir is still provisioned; logins, the member and the org token still work', async () => {
+    server = await launch()
+    const health = await http(server, 'GET', '/api/health')
+    metrics.restart_to_health_ms = Math.round(performance.now() - server.spawnedAt)
+    expect(health.body.provisioned).toBe(true)
+    expect((await http(server, 'POST', '/api/tenant/setup', { token: 'x', body: {} })).status).toBe(409)
+    const login = await http(server, 'POST', '/api/auth/login', { body: { email: ADMIN.email, password: ADMIN.password } })
+    expect(login.status).toBe(200)
+    adminToken = login.body.access_token
+    const users = await http(server, 'GET', '/api/users', { token: adminToken })
+    expect(users.body.map((u: any) => u.email)).toContain(MEMBER.email)
+    const member = await http(server, 'POST', '/api/auth/login', { body: { email: MEMBER.email, password: MEMBER.password } })
+    expect((await http(server, 'GET', '/api/auth/me', { token: member.body.access_token })).body).toMatchObject({ id: memberId, role: 'member' })
+    const org = await http(server, 'GET', '/api/auth/me', { token: orgToken })
+    expect(org.status).toBe(200)
+    expect(org.body.role).toBe('admin')
+    expect((await http(server, 'GET', '/api/org/license', { token: orgToken })).body).toMatchObject({ seats: 10, status: 'valid' })
+  })
+
+  test('backup FILE while the server runs writes a SQLite copy that opens and holds the users', async () => {
+    const target = join(tmp, 'backups', 'copy.db')
+    const writes = Array.from({ length: 5 }, (_, i) => http(server, 'POST', '/api/auth/tokens', { token: adminToken, body: { name: `during-backup-${i}` } }))
+    const r = spawnCli('backup', target, '--data', DATA)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(target)
+    for (const w of await Promise.all(writes)) expect(w.status).toBe(201)
+    const copy = new Database(target, { readonly: true })
+    try {
+      expect(copy.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+      const emails = (copy.query("SELECT email FROM users WHERE kind = 'person'").all() as { email: string }[]).map((u) => u.email)
+      expect(emails.sort()).toEqual([ADMIN.email, MEMBER.email].sort())
+    } finally {
+      copy.close()
+    }
+    expect((await http(server, 'GET', '/api/health')).status).toBe(200)
+    metrics.idle_rss_after_traffic_kib = rssKib(server.proc.pid)
+  })
+
+  test('reports compiled-metrics (binary size, cold start, idle RSS)', () => {
+    expect(metrics.binary_bytes).toBeGreaterThan(1_000_000)
+    console.log(`compiled-metrics: ${JSON.stringify({ ...metrics, binary_mib: Math.round((metrics.binary_bytes! / 1024 / 1024) * 10) / 10 })}`)
+  })
+})

@@ -1,0 +1,238 @@
+// Authentication (CONTRACT §3): login and its throttle, access tokens, API tokens, /api/auth/me, password change.
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { jwt } from '@elysiajs/jwt'
+import { Elysia } from 'elysia'
+import { createHmac } from 'node:crypto'
+import { join } from 'node:path'
+import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
+
+let t: TestServer
+let adminToken: string
+let orgToken: string
+beforeEach(async () => {
+  t = await startTestServer()
+  ;({ adminToken, orgToken } = await t.provision())
+})
+afterEach(() => t.close())
+
+const login = (email: string, password: string, headers?: Record<string, string>) => t.request('POST', '/api/auth/login', { body: { email, password }, headers })
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+const instanceKey = async () => Buffer.from((await Bun.file(join(t.dataDir, 'secrets', 'access-token-key')).text()).trim(), 'base64url')
+
+describe('POST /api/auth/login', () => {
+  test('answers an HS256 bearer token valid for 12 hours', async () => {
+    const res = await login(ADMIN.email, ADMIN.password)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ token_type: 'bearer', expires_in: 43200 })
+    const [header, payload] = res.body.access_token.split('.')
+    expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' })
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
+    expect(Object.keys(claims).sort()).toEqual(['exp', 'iat', 'jti', 'role', 'sub', 'sv'])
+    expect(claims.exp - claims.iat).toBe(43200)
+  })
+
+  test('the e-mail is matched case-insensitively', async () => {
+    expect((await login(' ADMIN@Example.com ', ADMIN.password)).status).toBe(200)
+  })
+
+  test('wrong password and unknown e-mail get the same 401 body', async () => {
+    const wrong = await login(ADMIN.email, 'not the password')
+    const unknown = await login('nobody@example.com', 'not the password')
+    expect(wrong.status).toBe(401)
+    expect(unknown.status).toBe(401)
+    expect(wrong.body).toEqual({ detail: 'Invalid credentials' })
+    expect(unknown.body).toEqual(wrong.body)
+  })
+
+  test('the organisation account cannot sign in with a password', async () => {
+    expect((await login('organisation@agentbox.invalid', '')).status).toBe(401)
+  })
+
+  test('missing fields are 422', async () => {
+    const res = await t.request('POST', '/api/auth/login', { body: { email: ADMIN.email } })
+    expect(res.status).toBe(422)
+    expect(res.body.detail).toEqual([{ loc: ['body', 'password'], msg: 'Field required', type: 'missing' }])
+  })
+})
+
+describe('login rate limiting', () => {
+  test('after 10 failures for one e-mail the 11th attempt answers 429 with Retry-After, even with the right password', async () => {
+    for (let i = 0; i < 10; i++) expect((await login(ADMIN.email, `wrong ${i}`)).status).toBe(401)
+    const limited = await login(ADMIN.email, ADMIN.password)
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(900)
+    t.clock.advance(15 * 60 * 1000)
+    expect((await login(ADMIN.email, ADMIN.password)).status).toBe(200)
+  })
+
+  test('failures across many e-mails from one client address are limited too', async () => {
+    for (let i = 0; i < 10; i++) expect((await login(`user${i}@example.com`, 'x')).status).toBe(401)
+    expect((await login('fresh@example.com', 'x')).status).toBe(429)
+  })
+
+  test('a success clears the e-mail count', async () => {
+    for (let i = 0; i < 9; i++) await login(`${ADMIN.email}`, 'wrong')
+    t.clock.advance(1000)
+    expect((await login(ADMIN.email, ADMIN.password)).status).toBe(200)
+  })
+})
+
+describe('bearer tokens', () => {
+  const refusals: [string, () => Promise<Record<string, string>>][] = [
+    ['no Authorization header', async () => ({})],
+    ['a Basic scheme', async () => ({ authorization: 'Basic YWRtaW46cGFzcw==' })],
+    ['Bearer with no token', async () => ({ authorization: 'Bearer ' })],
+    ['a malformed token', async () => ({ authorization: 'Bearer not.a.jwt.at-all' })],
+    ['a token signed with another key', async () => ({ authorization: `Bearer ${forge(Buffer.from('some other key'))}` })],
+    ['alg none', async () => ({ authorization: `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${b64(claimsFor())}.` })],
+    ['an unknown abx_ token', async () => ({ authorization: 'Bearer abx_pat_thisdoesnotexist' })],
+  ]
+  let adminId: string
+  const claimsFor = (overrides: Record<string, unknown> = {}) => {
+    const iat = Math.floor(t.clock.now() / 1000)
+    return { sub: adminId, role: 'admin', sv: 0, iat, exp: iat + 3600, jti: 'x', ...overrides }
+  }
+  const forge = (key: Buffer, claims = claimsFor()) => {
+    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`
+    return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`
+  }
+  beforeEach(async () => {
+    adminId = (await t.request('GET', '/api/auth/me', { token: adminToken })).body.id
+  })
+
+  for (const [name, headers] of refusals) {
+    test(`${name} answers 401 Not authenticated with WWW-Authenticate: Bearer`, async () => {
+      const res = await t.request('GET', '/api/auth/me', { headers: await headers() })
+      expect(res.status).toBe(401)
+      expect(res.body).toEqual({ detail: 'Not authenticated' })
+      expect(res.headers.get('www-authenticate')).toBe('Bearer')
+    })
+  }
+
+  test('a correctly signed token with the instance key is accepted (control for the forgery case)', async () => {
+    expect((await t.request('GET', '/api/auth/me', { token: forge(await instanceKey()) })).status).toBe(200)
+  })
+
+  test('an expired access token answers 401', async () => {
+    t.clock.advance(12 * 60 * 60 * 1000 + 1000)
+    expect((await t.request('GET', '/api/auth/me', { token: adminToken })).status).toBe(401)
+  })
+
+  test('tokens interoperate with @elysiajs/jwt (jose) both ways', async () => {
+    const key = await instanceKey()
+    const jose = new Elysia().use(jwt({ name: 'jwt', secret: new Uint8Array(key), alg: 'HS256' })).get('/verify', ({ jwt, query }) => jwt.verify(query.t))
+    const verified = await (await jose.handle(new Request(`http://localhost/verify?t=${adminToken}`))).json()
+    expect(verified.sub).toBe(adminId)
+    const signer = new Elysia().use(jwt({ name: 'jwt', secret: new Uint8Array(key), alg: 'HS256' })).get('/sign', ({ jwt }) => jwt.sign(claimsFor() as never))
+    const joseToken = await (await signer.handle(new Request('http://localhost/sign'))).text()
+    expect((await t.request('GET', '/api/auth/me', { token: joseToken })).status).toBe(200)
+  })
+
+  test('access tokens survive a restart (the signing key persists in secrets/)', async () => {
+    await t.restart()
+    expect((await t.request('GET', '/api/auth/me', { token: adminToken })).status).toBe(200)
+    expect((await t.request('GET', '/api/auth/me', { token: orgToken })).status).toBe(200)
+  })
+
+  test('a role change applies on the very next request, whatever the token says', async () => {
+    const member = await t.createUser(adminToken, { email: 'm@example.com', role: 'admin' })
+    expect((await t.request('GET', '/api/users', { token: member.token })).status).toBe(200)
+    await t.request('PATCH', `/api/users/${member.id}`, { token: adminToken, body: { role: 'member' } })
+    expect((await t.request('GET', '/api/users', { token: member.token })).status).toBe(403)
+  })
+})
+
+describe('GET /api/auth/me', () => {
+  test('answers id, email, name and role for access, org and personal tokens', async () => {
+    const me = await t.request('GET', '/api/auth/me', { token: adminToken })
+    expect(me.body).toEqual({ id: expect.any(String), email: ADMIN.email, name: ADMIN.name, role: 'admin' })
+    const org = await t.request('GET', '/api/auth/me', { token: orgToken })
+    expect(org.body).toMatchObject({ email: 'organisation@agentbox.invalid', role: 'admin' })
+    const pat = await t.request('POST', '/api/auth/tokens', { token: adminToken, body: { name: 'cli' } })
+    expect((await t.request('GET', '/api/auth/me', { token: pat.body.token })).body).toEqual(me.body)
+  })
+})
+
+describe('API tokens', () => {
+  test('a personal token is shown once, listed without its secret, and refused right after revocation', async () => {
+    const member = await t.createUser(adminToken, { email: 'm@example.com' })
+    const created = await t.request('POST', '/api/auth/tokens', { token: member.token, body: { name: 'laptop' } })
+    expect(created.status).toBe(201)
+    expect(created.body.token).toMatch(/^abx_pat_[A-Za-z0-9_-]{43}$/)
+    expect(created.body).toMatchObject({ name: 'laptop', kind: 'pat', hint: created.body.token.slice(-4), revoked_at: null })
+    const list = await t.request('GET', '/api/auth/tokens', { token: member.token })
+    expect(list.body).toHaveLength(1)
+    expect(JSON.stringify(list.body)).not.toContain(created.body.token)
+    expect((await t.request('GET', '/api/auth/me', { token: created.body.token })).body.email).toBe('m@example.com')
+    const revoked = await t.request('DELETE', `/api/auth/tokens/${created.body.id}`, { token: member.token })
+    expect(revoked.status).toBe(200)
+    expect(revoked.body.revoked_at).toEqual(expect.any(String))
+    expect((await t.request('GET', '/api/auth/me', { token: created.body.token })).status).toBe(401)
+  })
+
+  test("a member cannot see or revoke another user's token (404); an admin can revoke it", async () => {
+    const alice = await t.createUser(adminToken, { email: 'alice@example.com' })
+    const bob = await t.createUser(adminToken, { email: 'bob@example.com' })
+    const created = await t.request('POST', '/api/auth/tokens', { token: alice.token, body: { name: 'a' } })
+    expect((await t.request('DELETE', `/api/auth/tokens/${created.body.id}`, { token: bob.token })).status).toBe(404)
+    expect((await t.request('GET', '/api/auth/me', { token: created.body.token })).status).toBe(200)
+    expect((await t.request('DELETE', `/api/auth/tokens/${created.body.id}`, { token: adminToken })).status).toBe(200)
+    expect((await t.request('GET', '/api/auth/me', { token: created.body.token })).status).toBe(401)
+  })
+
+  test('revoking the org token takes effect at once', async () => {
+    const list = await t.request('GET', '/api/auth/tokens', { token: orgToken })
+    expect(list.body).toEqual([expect.objectContaining({ kind: 'org', name: 'tenant_org_token' })])
+    expect((await t.request('DELETE', `/api/auth/tokens/${list.body[0].id}`, { token: orgToken })).status).toBe(200)
+    expect((await t.request('GET', '/api/auth/me', { token: orgToken })).status).toBe(401)
+  })
+
+  test('unknown token ids are 404 and bad names 422', async () => {
+    expect((await t.request('DELETE', '/api/auth/tokens/nope', { token: adminToken })).body).toEqual({ detail: 'Token not found' })
+    expect((await t.request('POST', '/api/auth/tokens', { token: adminToken, body: { name: '' } })).status).toBe(422)
+    expect((await t.request('POST', '/api/auth/tokens', { token: adminToken, body: { name: 5 } })).status).toBe(422)
+  })
+})
+
+describe('deactivated users', () => {
+  test("their access and API tokens are refused on the very next request, and they cannot sign in", async () => {
+    const member = await t.createUser(adminToken, { email: 'm@example.com' })
+    const pat = await t.request('POST', '/api/auth/tokens', { token: member.token, body: { name: 'x' } })
+    expect((await t.request('GET', '/api/auth/me', { token: member.token })).status).toBe(200)
+    expect((await t.request('DELETE', `/api/users/${member.id}`, { token: adminToken })).status).toBe(200)
+    expect((await t.request('GET', '/api/auth/me', { token: member.token })).status).toBe(401)
+    expect((await t.request('GET', '/api/auth/me', { token: pat.body.token })).status).toBe(401)
+    expect((await login('m@example.com', 'a long enough password')).status).toBe(401)
+    await t.request('PATCH', `/api/users/${member.id}`, { token: adminToken, body: { active: true } })
+    expect((await t.request('GET', '/api/auth/me', { token: member.token })).status).toBe(401)
+    expect((await t.request('GET', '/api/auth/me', { token: pat.body.token })).status).toBe(200)
+  })
+})
+
+describe('POST /api/auth/password', () => {
+  test('changes the password, revokes older access tokens and returns a new one', async () => {
+    const member = await t.createUser(adminToken, { email: 'm@example.com' })
+    const res = await t.request('POST', '/api/auth/password', { token: member.token, body: { current_password: 'a long enough password', new_password: 'an even longer password' } })
+    expect(res.status).toBe(200)
+    expect(res.body.message).toBe('Password changed')
+    expect((await t.request('GET', '/api/auth/me', { token: member.token })).status).toBe(401)
+    expect((await t.request('GET', '/api/auth/me', { token: res.body.access_token })).status).toBe(200)
+    expect((await login('m@example.com', 'a long enough password')).status).toBe(401)
+    expect((await login('m@example.com', 'an even longer password')).status).toBe(200)
+  })
+
+  test('a wrong current password is 400 and a short new one 422', async () => {
+    const wrong = await t.request('POST', '/api/auth/password', { token: adminToken, body: { current_password: 'nope', new_password: 'an even longer password' } })
+    expect(wrong.status).toBe(400)
+    expect(wrong.body).toEqual({ detail: 'Current password is incorrect' })
+    const short = await t.request('POST', '/api/auth/password', { token: adminToken, body: { current_password: ADMIN.password, new_password: 'short' } })
+    expect(short.status).toBe(422)
+    expect(short.body.detail[0]).toMatchObject({ loc: ['body', 'new_password'], type: 'string_too_short' })
+  })
+
+  test('the organisation account has no password to change (400); anonymous callers get 401', async () => {
+    expect((await t.request('POST', '/api/auth/password', { token: orgToken, body: { current_password: 'x', new_password: 'an even longer password' } })).status).toBe(400)
+    expect((await t.request('POST', '/api/auth/password', { body: { current_password: 'x', new_password: 'y' } })).status).toBe(401)
+  })
+})

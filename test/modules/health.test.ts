@@ -1,0 +1,79 @@
+// Health (CONTRACT §4): the public report, liveness and readiness.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from '../helpers/server.ts'
+
+let t: TestServer
+afterEach(() => t?.close())
+
+describe('GET /api/health', () => {
+  test('answers the contract shape, publicly, as application/json with no personal data', async () => {
+    t = await startTestServer()
+    const { adminToken } = await t.provision()
+    t.clock.advance(5000)
+    const res = await t.request('GET', '/api/health')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('application/json')
+    expect(res.body).toEqual({
+      status: 'pass',
+      version: expect.any(String),
+      uptime_s: 5,
+      provisioned: true,
+      license: { status: 'valid', mode: 'test', expires_at: expect.stringMatching(/Z$/) },
+      checks: {
+        database: { status: 'pass', latency_ms: expect.any(Number) },
+        scheduler: { status: 'pass', jobs: 0 },
+        disk: { status: 'pass', free_bytes: expect.any(Number) },
+      },
+    })
+    const text = JSON.stringify(res.body)
+    expect(text).not.toContain('admin@example.com')
+    expect(text).not.toContain(t.dataDir)
+    expect(text).not.toContain(adminToken)
+  })
+
+  test('an unprovisioned instance reports provisioned false and licence none', async () => {
+    t = await startTestServer()
+    const res = await t.request('GET', '/api/health')
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ status: 'pass', provisioned: false, license: { status: 'none', mode: 'test', expires_at: null } })
+  })
+
+  test('the database probe does not wait behind a long write transaction', async () => {
+    t = await startTestServer()
+    await t.provision()
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const transaction = t.server.database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ name: 'busy' }).execute()
+      await held
+    })
+    await Bun.sleep(10)
+    const started = performance.now()
+    const res = await t.request('GET', '/api/health')
+    expect(res.body.checks.database.status).toBe('pass')
+    expect(performance.now() - started).toBeLessThan(1000)
+    release()
+    await transaction
+  })
+
+  test('answers 503 fail when the database cannot answer', async () => {
+    t = await startTestServer()
+    t.server.database.reader.close()
+    const res = await t.request('GET', '/api/health')
+    expect(res.status).toBe(503)
+    expect(res.body.status).toBe('fail')
+    expect(res.body.checks.database).toEqual({ status: 'fail', latency_ms: null })
+    expect((await t.request('GET', '/api/health/ready')).status).toBe(503)
+    expect((await t.request('GET', '/api/health/live')).status).toBe(200)
+  })
+})
+
+describe('liveness and readiness', () => {
+  test('live and ready answer {"status":"pass"} on a running instance, provisioned or not', async () => {
+    t = await startTestServer()
+    expect((await t.request('GET', '/api/health/live')).body).toEqual({ status: 'pass' })
+    expect((await t.request('GET', '/api/health/ready')).body).toEqual({ status: 'pass' })
+    await t.provision()
+    expect((await t.request('GET', '/api/health/ready')).status).toBe(200)
+  })
+})
