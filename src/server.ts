@@ -21,6 +21,7 @@ import { keyringFor } from './modules/license/keyring.ts'
 import { licenseRoutes } from './modules/license/routes.ts'
 import { LicenseService } from './modules/license/service.ts'
 import { tenantRoutes } from './modules/tenant/routes.ts'
+import { setupPageRoutes } from './modules/tenant/setup-page.ts'
 import { TenantService } from './modules/tenant/service.ts'
 import { usersRoutes } from './modules/users/routes.ts'
 import { UsersService } from './modules/users/service.ts'
@@ -82,6 +83,7 @@ function buildApp({ config, clock, logger, database, license, tenant, isReady }:
     .use(openApiRoutes(() => app, VERSION))
     .use(healthRoutes(health))
     .use(tenantRoutes(tenant))
+    .use(setupPageRoutes(tenant))
     .use(licenseRoutes(guard, license))
     .use(authRoutes(guard, auth))
     .use(usersRoutes(guard, users))

@@ -272,6 +272,12 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(typeof res.body.detail).toBe('string')
   })
 
+  test('an 11 MiB body gets the contract 413 JSON with a request id, not the runtime bare 413', async () => {
+    const res = await http(server, 'POST', '/api/auth/login', { raw: 'x'.repeat(11 * 1024 * 1024), headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(413)
+    expect(res.body).toEqual({ detail: 'Request body too large' })
+  })
+
   test('an unknown route is 404 JSON', async () => {
     const res = await http(server, 'GET', '/api/no-such-thing')
     expect(res.status).toBe(404)

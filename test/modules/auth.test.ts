@@ -122,7 +122,7 @@ describe('bearer tokens', () => {
   test('tokens interoperate with @elysiajs/jwt (jose) both ways', async () => {
     const key = await instanceKey()
     const jose = new Elysia().use(jwt({ name: 'jwt', secret: new Uint8Array(key), alg: 'HS256' })).get('/verify', ({ jwt, query }) => jwt.verify(query.t))
-    const verified = await (await jose.handle(new Request(`http://localhost/verify?t=${adminToken}`))).json()
+    const verified = (await (await jose.handle(new Request(`http://localhost/verify?t=${adminToken}`))).json()) as { sub: string }
     expect(verified.sub).toBe(adminId)
     const signer = new Elysia().use(jwt({ name: 'jwt', secret: new Uint8Array(key), alg: 'HS256' })).get('/sign', ({ jwt }) => jwt.sign(claimsFor() as never))
     const joseToken = await (await signer.handle(new Request('http://localhost/sign'))).text()

@@ -108,6 +108,15 @@ describe('body size limits', () => {
     expect(res.status).toBe(413)
   })
 
+  test('a multipart body must declare its length (411) and stay within 10 MiB (413)', async () => {
+    const stream = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('--x--')), c.close()) })
+    const chunked = await t.request('POST', '/api/auth/login', { rawBody: stream, headers: { 'content-type': 'multipart/form-data; boundary=x' } })
+    expect(chunked.status).toBe(411)
+    expect(chunked.body).toEqual({ detail: 'Length Required' })
+    const big = await t.request('POST', '/api/auth/login', { rawBody: '--x--', headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(10 * 1024 * 1024 + 1) } })
+    expect(big.status).toBe(413)
+  })
+
   test('a body just under 1 MiB is accepted and validated', async () => {
     const body = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1000) })
     const res = await t.request('POST', '/api/auth/login', { rawBody: body.padEnd(1024 * 1024 - 1, ' '), headers: { 'content-type': 'application/json' } })
