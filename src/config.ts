@@ -23,6 +23,8 @@ export interface Config {
   readonly uploadBodyLimit: number
   /** How long in-flight requests may finish after SIGTERM. */
   readonly shutdownGraceMs: number
+  /** Interactions older than this many days are pruned (AGENTBOX_INTERACTION_RETENTION_DAYS, default 365). */
+  readonly interactionRetentionDays: number
 }
 
 export class ConfigError extends Error {}
@@ -40,7 +42,7 @@ Flags override environment variables:
   --host  AGENTBOX_HOST      (0.0.0.0)
   --data  AGENTBOX_DATA_DIR  (./data; $STATE_DIRECTORY under systemd)
 Other settings: AGENTBOX_LOG_LEVEL (debug|info|warn|error), AGENTBOX_LICENSE_MODE (production|test),
-AGENTBOX_SETUP_TOKEN.`
+AGENTBOX_SETUP_TOKEN, AGENTBOX_INTERACTION_RETENTION_DAYS (365).`
 
 const COMMANDS: readonly Command[] = ['serve', 'version', 'backup', 'help']
 
@@ -89,6 +91,8 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
 
   const port = values.port !== undefined ? parsePort(values.port, '--port') : env.AGENTBOX_PORT ? parsePort(env.AGENTBOX_PORT, 'AGENTBOX_PORT') : 8080
   const dataDir = values.data ?? env.AGENTBOX_DATA_DIR ?? env.STATE_DIRECTORY ?? './data'
+  const retention = env.AGENTBOX_INTERACTION_RETENTION_DAYS ?? '365'
+  if (!/^[1-9]\d*$/.test(retention)) throw new ConfigError(`AGENTBOX_INTERACTION_RETENTION_DAYS must be a whole number of days (1 or more), got "${retention}"`)
 
   return Object.freeze({
     command,
@@ -102,5 +106,6 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     bodyLimit: 1024 * 1024,
     uploadBodyLimit: 10 * 1024 * 1024,
     shutdownGraceMs: 10_000,
+    interactionRetentionDays: Number(retention),
   })
 }

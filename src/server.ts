@@ -9,8 +9,15 @@ import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { httpPlatform } from './platform/http/http-platform.ts'
 import { openApiRoutes } from './platform/http/openapi.ts'
+import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
+import type { CapabilityModule, ModuleContext } from './platform/module-context.ts'
 import { SecretStore } from './platform/secrets.ts'
+import { createAgentsModule } from './modules/agents/module.ts'
+import { createContextTypesModule } from './modules/context-types/module.ts'
+import { createInteractionsModule } from './modules/interactions/module.ts'
+import { createSettingsModule } from './modules/settings/module.ts'
+import { createTasksModule } from './modules/tasks/module.ts'
 import { createAuthenticator } from './modules/auth/authenticator.ts'
 import { LoginRateLimiter } from './modules/auth/rate-limit.ts'
 import { authRoutes } from './modules/auth/routes.ts'
@@ -37,7 +44,7 @@ export interface ServerOverrides {
 }
 
 export interface AgentboxServer {
-  readonly app: ReturnType<typeof buildApp>
+  readonly app: ReturnType<typeof buildApp>['app']
   readonly config: Config
   readonly database: DatabaseHandle
   /** The setup link's token while unprovisioned, else null. */
@@ -55,14 +62,24 @@ interface Services {
   database: DatabaseHandle
   license: LicenseService
   tenant: TenantService
+  jobs: JobRunner
   isReady: () => boolean
 }
 
-function buildApp({ config, clock, logger, database, license, tenant, isReady }: Services) {
+function buildApp({ config, clock, logger, database, license, tenant, jobs, isReady }: Services) {
   const guard = authGuard({
     authenticate: createAuthenticator({ db: database.db, reader: database.reader, clock, accessTokenSecret: () => tenant.accessTokenKey }),
     licenseLapsed: () => license.isLapsed(),
   })
+  const context: ModuleContext = { config, clock, logger, database, guard, jobs }
+  const tasks = createTasksModule(context)
+  const modules: CapabilityModule[] = [
+    createSettingsModule(context),
+    createContextTypesModule(context),
+    createInteractionsModule(context),
+    createAgentsModule(context),
+    tasks,
+  ]
   const auth = new AuthService({ db: database.db, clock, limiter: new LoginRateLimiter(clock), accessTokenKey: () => tenant.accessTokenKey })
   const users = new UsersService(database.db, clock, license)
   const health = new HealthService({
@@ -73,12 +90,12 @@ function buildApp({ config, clock, logger, database, license, tenant, isReady }:
     licenseMode: config.licenseMode,
     license,
     tenant,
-    scheduler: () => ({ status: 'pass', jobs: 0 }),
+    scheduler: () => tasks.schedulerState(),
     ready: isReady,
   })
 
   const app: Elysia = new Elysia({ name: 'agentbox' })
-  return app
+  let routes = app
     .use(httpPlatform({ logger, limits: { json: config.bodyLimit, upload: config.uploadBodyLimit } }))
     .use(openApiRoutes(() => app, VERSION))
     .use(healthRoutes(health))
@@ -87,6 +104,8 @@ function buildApp({ config, clock, logger, database, license, tenant, isReady }:
     .use(licenseRoutes(guard, license))
     .use(authRoutes(guard, auth))
     .use(usersRoutes(guard, users))
+  for (const module of modules) routes = routes.use(module.routes)
+  return { app: routes, modules }
 }
 
 function prepareDataDir(dataDir: string): void {
@@ -117,7 +136,9 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
   const tenant = new TenantService({ db: database.db, clock, logger, secrets, license, configuredSetupToken: config.setupToken })
   const setupToken = await tenant.boot()
 
-  const app = buildApp({ config, clock, logger, database, license, tenant, isReady: () => !closing })
+  const jobs = new JobRunner(logger)
+  const { app, modules } = buildApp({ config, clock, logger, database, license, tenant, jobs, isReady: () => !closing })
+  for (const module of modules) await module.start?.()
 
   return {
     app,
@@ -146,6 +167,8 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
           await server.stop(true)
         }
       }
+      await jobs.stop()
+      for (const module of [...modules].reverse()) await module.stop?.()
       await database.close()
       logger.info('stopped')
     },

@@ -17,6 +17,8 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ command: 'serve', port: 8080, host: '0.0.0.0', dataDir: resolve('data'), logLevel: 'info', licenseMode: 'production', setupToken: null })
     expect(config.bodyLimit).toBe(1024 * 1024)
     expect(config.uploadBodyLimit).toBe(10 * 1024 * 1024)
+    expect(config.interactionRetentionDays).toBe(365)
+    expect(loadConfig([], { AGENTBOX_INTERACTION_RETENTION_DAYS: '30' }).interactionRetentionDays).toBe(30)
     expect(Object.isFrozen(config)).toBe(true)
   })
 
@@ -39,6 +41,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig(['launch'], {})).toThrow(ConfigError)
     expect(() => loadConfig(['--bogus'], {})).toThrow(ConfigError)
     expect(() => loadConfig(['backup'], {})).toThrow(/backup needs a target file/)
+    expect(() => loadConfig([], { AGENTBOX_INTERACTION_RETENTION_DAYS: '0' })).toThrow(/AGENTBOX_INTERACTION_RETENTION_DAYS/)
+    expect(() => loadConfig([], { AGENTBOX_INTERACTION_RETENTION_DAYS: 'a year' })).toThrow(/AGENTBOX_INTERACTION_RETENTION_DAYS/)
   })
 })
 

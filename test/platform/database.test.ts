@@ -64,17 +64,14 @@ describe('migrateToLatest', () => {
     const dir = tempDir()
     const handle = open(join(dir, 'a.db'))
     await migrateToLatest(handle, join(dir, 'backups'), Date.now())
-    // Pretend the newest migration has not run yet: forget it and drop what it made.
-    const last = Object.keys(MIGRATIONS).at(-1)!
-    await MIGRATIONS[last]!.down!(handle.db as never)
-    handle.writer.run('DELETE FROM kysely_migration WHERE name = ?', [last])
-    handle.writer.run("CREATE TABLE keepsake (v TEXT)")
-    handle.writer.run("INSERT INTO keepsake VALUES ('precious')")
-    const report = await migrateToLatest(handle, join(dir, 'backups'), Date.parse('2026-11-21T10:00:00Z'))
-    expect(report.applied).toEqual([last])
-    expect(report.backupPath).toBe(join(dir, 'backups', `pre-migrate-20261121T100000Z-${last}.db`))
+    handle.writer.run("INSERT INTO instance VALUES (1, '2026-01-01T00:00:00.000Z', 'Keepsake Org', 'c', 'u')")
+    const next = { ...MIGRATIONS, '9000_add_notes': { up: async (db: any) => db.schema.createTable('notes').addColumn('v', 'text').execute() } }
+    const report = await migrateToLatest(handle, join(dir, 'backups'), Date.parse('2026-11-21T10:00:00Z'), next)
+    expect(report.applied).toEqual(['9000_add_notes'])
+    expect(report.backupPath).toBe(join(dir, 'backups', 'pre-migrate-20261121T100000Z-9000_add_notes.db'))
     const copy = new Sqlite(report.backupPath!, { readonly: true })
-    expect(copy.query('SELECT v FROM keepsake').get()).toEqual({ v: 'precious' })
+    expect(copy.query('SELECT org_name FROM instance').get()).toEqual({ org_name: 'Keepsake Org' })
+    expect(copy.query("SELECT count(*) AS n FROM sqlite_master WHERE name = 'notes'").get()).toEqual({ n: 0 })
     copy.close()
   })
 
@@ -82,12 +79,10 @@ describe('migrateToLatest', () => {
     const dir = tempDir()
     const handle = open(join(dir, 'a.db'))
     await migrateToLatest(handle, join(dir, 'backups'), Date.now())
-    const last = Object.keys(MIGRATIONS).at(-1)!
-    handle.writer.run('DELETE FROM kysely_migration WHERE name = ?', [last])
-    // Its tables still exist, so running it again fails.
-    const failure = migrateToLatest(handle, join(dir, 'backups'), Date.now())
+    const next = { ...MIGRATIONS, '9000_broken': { up: async (db: any) => db.schema.createTable('users').addColumn('v', 'text').execute() } }
+    const failure = migrateToLatest(handle, join(dir, 'backups'), Date.now(), next)
     expect(failure).rejects.toBeInstanceOf(MigrationError)
-    expect(failure).rejects.toThrow(new RegExp(`migration ${last} failed.*pre-migrate-`))
+    expect(failure).rejects.toThrow(/migration 9000_broken failed: .*already exists; the database before migrating is at .*pre-migrate-/)
   })
 })
 

@@ -53,3 +53,5 @@ export function authGuard({ authenticate, licenseLapsed }: GuardOptions) {
     },
   })
 }
+
+export type AuthGuard = ReturnType<typeof authGuard>

@@ -1,5 +1,5 @@
 // Brings the schema up to date at boot, with a VACUUM INTO copy first: Kysely runs SQLite migrations without a transaction.
-import { Migrator, type MigrationResult } from 'kysely'
+import { Migrator, type Migration, type MigrationResult } from 'kysely'
 import { join } from 'node:path'
 import { vacuumInto } from './backup.ts'
 import type { DatabaseHandle } from './database.ts'
@@ -22,12 +22,17 @@ const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').re
  * 2. if some migrations are pending on a database that already holds tables, copy it to backups/;
  * 3. run the pending ones and check the result object: Kysely's Migrator reports failures instead of throwing.
  */
-export async function migrateToLatest(handle: DatabaseHandle, backupDir: string, nowMs: number): Promise<MigrationReport> {
-  const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } })
+export async function migrateToLatest(
+  handle: DatabaseHandle,
+  backupDir: string,
+  nowMs: number,
+  migrations: Readonly<Record<string, Migration>> = MIGRATIONS,
+): Promise<MigrationReport> {
+  const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => ({ ...migrations }) } })
   const known = await migrator.getMigrations()
   const hasBookkeeping = handle.writer.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get() !== null
   const executed = hasBookkeeping ? (handle.writer.query('SELECT name FROM kysely_migration').all() as { name: string }[]) : []
-  const unknown = executed.map((row) => row.name).filter((name) => !(name in MIGRATIONS))
+  const unknown = executed.map((row) => row.name).filter((name) => !(name in migrations))
   if (unknown.length > 0) {
     throw new MigrationError(`the database was migrated by a newer agentbox (unknown migrations: ${unknown.join(', ')}); run that version or restore a backup`)
   }

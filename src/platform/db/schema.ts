@@ -1,5 +1,8 @@
-// The Kysely `Database` interface: one entry per table, kept in step with migrations/.
+// The Kysely `Database` interface: the foundation's tables here, each capability's in tables/<capability>.ts.
 import type { Generated } from 'kysely'
+import type { AgentsTables } from './tables/agents.ts'
+import type { InteractionsTables } from './tables/interactions.ts'
+import type { TasksTables } from './tables/tasks.ts'
 
 /** The single row that says this instance is provisioned and for whom. */
 export interface InstanceTable {
@@ -60,9 +63,12 @@ export interface LicensesTable {
   applied_by: string | null
 }
 
-export interface Database {
+/** Migration 0001. */
+export interface FoundationTables {
   instance: InstanceTable
   users: UsersTable
   api_tokens: ApiTokensTable
   licenses: LicensesTable
 }
+
+export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables {}

@@ -1,8 +1,14 @@
 // Every migration, imported statically so they ship inside the compiled binary (no folder is read at run time).
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_init.ts'
+import * as m0002 from './0002_interactions.ts'
+import * as m0003 from './0003_agents.ts'
+import * as m0004 from './0004_tasks.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001_init': m0001,
+  '0002_interactions': m0002,
+  '0003_agents': m0003,
+  '0004_tasks': m0004,
 })

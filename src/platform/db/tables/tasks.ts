@@ -1,0 +1,3 @@
+// Tables of migration 0004_tasks: scheduled tasks, runs and threads (issue 4).
+
+export interface TasksTables {}

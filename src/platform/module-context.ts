@@ -1,0 +1,27 @@
+// What the server hands every capability module: configuration, time, logging, the database, the auth guard, background jobs.
+import type { AnyElysia } from 'elysia'
+import type { Config } from '../config.ts'
+import type { AuthGuard } from './auth/guard.ts'
+import type { Clock } from './clock.ts'
+import type { DatabaseHandle } from './db/database.ts'
+import type { BackgroundJobs } from './jobs.ts'
+import type { Logger } from './log.ts'
+
+export interface ModuleContext {
+  readonly config: Config
+  readonly clock: Clock
+  readonly logger: Logger
+  readonly database: DatabaseHandle
+  /** `.use(ctx.guard)` in routes, then `{ auth: 'member' | 'admin' }` on each route. */
+  readonly guard: AuthGuard
+  readonly jobs: BackgroundJobs
+}
+
+/** One capability as the server sees it: its routes, and optional hooks around the listening lifetime. */
+export interface CapabilityModule {
+  readonly routes: AnyElysia
+  /** After boot, before the server takes traffic (e.g. rebuild scheduler jobs). */
+  start?(): Promise<void> | void
+  /** On shutdown, after requests drained and before the database closes. */
+  stop?(): Promise<void> | void
+}
