@@ -1,4 +1,4 @@
-// createServer(config) → { app, start(), stop() }: opens the data dir, migrates, and wires the platform with every module.
+// createServer(config) → { app, fetch, start(), stop() }: opens the data dir, migrates, and wires the platform with every module.
 import { Elysia } from 'elysia'
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { httpPlatform } from './platform/http/http-platform.ts'
 import { openApiRoutes } from './platform/http/openapi.ts'
+import { withRequestTracking, type FetchHandler } from './platform/http/request-tracking.ts'
 import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule, ModuleContext } from './platform/module-context.ts'
@@ -45,6 +46,8 @@ export interface ServerOverrides {
 
 export interface AgentboxServer {
   readonly app: ReturnType<typeof buildApp>['app']
+  /** The full request path (request id, access log, then the app); what the listening server calls and tests use. */
+  readonly fetch: FetchHandler
   readonly config: Config
   readonly database: DatabaseHandle
   /** The setup link's token while unprovisioned, else null. */
@@ -139,17 +142,20 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
   const jobs = new JobRunner(logger)
   const { app, modules } = buildApp({ config, clock, logger, database, license, tenant, jobs, isReady: () => !closing })
   for (const module of modules) await module.start?.()
+  const fetch = withRequestTracking((request) => app.handle(request), logger)
+  let listener: ReturnType<typeof Bun.serve> | undefined
 
   return {
     app,
+    fetch,
     config,
     database,
     setupToken,
     start() {
       // Bun's own limit answers a bare 413 with no body or request id, so it sits far above ours: the body parser
       // enforces the contract's limits (and streams and counts bodies without a length); this is only a last resort.
-      app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: LAST_RESORT_BODY_LIMIT })
-      const port = app.server!.port!
+      listener = Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: LAST_RESORT_BODY_LIMIT, fetch })
+      const port = listener.port!
       const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
       logger.info('listening', { host: config.host, port, version: VERSION, data_dir: config.dataDir, license_mode: config.licenseMode })
       if (setupToken && !tenant.provisioned) logger.info(`Open http://${shownHost}:${port}/setup?token=${setupToken} to finish setup`)
@@ -158,7 +164,7 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
     async stop() {
       if (closing) return
       closing = true
-      const server = app.server
+      const server = listener
       if (server) {
         const drained = server.stop(false)
         const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownGraceMs).unref())

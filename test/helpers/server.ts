@@ -1,4 +1,4 @@
-// Starts the real server on a temp data dir (real SQLite file) and drives it through app.handle, with a hand-moved clock.
+// Starts the real server on a temp data dir (real SQLite file) and drives it through its fetch handler, with a hand-moved clock.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +18,7 @@ export class CapturedLog implements Logger {
   info = this.#push('info')
   warn = this.#push('warn')
   error = this.#push('error')
+  isEnabled = () => true
 }
 
 export interface RequestOptions {
@@ -73,7 +74,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       body = JSON.stringify(opts.body)
       headers['content-type'] ??= 'application/json'
     }
-    const response = await server.app.handle(new Request(`http://localhost${path}`, { method, headers, body, duplex: 'half' } as RequestInit))
+    const response = await server.fetch(new Request(`http://localhost${path}`, { method, headers, body, duplex: 'half' } as RequestInit))
     const text = await response.text()
     let parsed: unknown = text
     try {

@@ -182,7 +182,7 @@ function tamper(token: string): string {
 describe('GET /setup and GET /', () => {
   test('an unprovisioned instance sends / to /setup, which serves a labelled form with no outside assets', async () => {
     t = await startTestServer()
-    const root = await t.server.app.handle(new Request('http://localhost/'))
+    const root = await t.server.fetch(new Request('http://localhost/'))
     expect(root.status).toBe(302)
     expect(root.headers.get('location')).toBe('/setup')
     const page = await t.request('GET', '/setup?token=abc')
@@ -198,7 +198,7 @@ describe('GET /setup and GET /', () => {
   test('once provisioned, /setup redirects away from the form', async () => {
     t = await startTestServer()
     await t.provision()
-    const res = await t.server.app.handle(new Request('http://localhost/setup'))
+    const res = await t.server.fetch(new Request('http://localhost/setup'))
     expect(res.status).toBe(302)
     expect(res.headers.get('location')).toBe('/')
   })

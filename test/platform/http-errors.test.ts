@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { httpPlatform } from '../../src/platform/http/http-platform.ts'
+import { withRequestTracking } from '../../src/platform/http/request-tracking.ts'
 import { CapturedLog, startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer
@@ -155,7 +156,9 @@ describe('unexpected errors', () => {
       .get('/boom', () => {
         throw new Error('secret database path /var/lib/agentbox/agentbox.db')
       })
-    const res = await app.handle(new Request('http://localhost/boom', { headers: { 'x-request-id': 'boom-1' } }))
+    const fetch = withRequestTracking((request) => app.handle(request), log)
+    const res = await fetch(new Request('http://localhost/boom', { headers: { 'x-request-id': 'boom-1' } }))
+    expect(res.headers.get('x-request-id')).toBe('boom-1')
     expect(res.status).toBe(500)
     const text = await res.text()
     expect(JSON.parse(text)).toEqual({ detail: 'Internal Server Error' })
@@ -168,9 +171,9 @@ describe('unexpected errors', () => {
   test('the access log records the status the client saw', async () => {
     const log = new CapturedLog()
     const app = new Elysia().use(httpPlatform({ logger: log, limits: { json: 1024, upload: 2048 } })).get('/ok', () => 'ok')
-    await app.handle(new Request('http://localhost/missing'))
-    await app.handle(new Request('http://localhost/ok'))
-    await Bun.sleep(5)
+    const fetch = withRequestTracking((request) => app.handle(request), log)
+    await fetch(new Request('http://localhost/missing?x=1'))
+    await fetch(new Request('http://localhost/ok'))
     const statuses = log.lines.filter((l) => l.msg === 'request').map((l) => [l.path, l.status])
     expect(statuses).toEqual([
       ['/missing', 404],

@@ -1,6 +1,7 @@
 // /api/auth: sign-in, the caller's identity, password change, personal API tokens (CONTRACT §3).
 import { Elysia, t } from 'elysia'
 import type { authGuard } from '../../platform/auth/guard.ts'
+import { requestContext } from '../../platform/http/request-context.ts'
 import { AccessToken, ApiToken, ChangePasswordBody, ChangePasswordResponse, CreateApiTokenBody, CreatedApiToken, LoginBody, Me } from './schema.ts'
 import type { AuthService } from './service.ts'
 
@@ -10,7 +11,7 @@ export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthServic
     .use(guard)
     .post(
       '/api/auth/login',
-      ({ body, request, server }) => auth.login(body.email, body.password, server?.requestIP(request)?.address ?? 'unknown'),
+      ({ body, request }) => auth.login(body.email, body.password, requestContext(request)?.clientAddress ?? 'unknown'),
       {
         body: LoginBody,
         response: { 200: AccessToken },

@@ -1,4 +1,5 @@
 // Request and response schemas of sign-in, the caller's identity, password change and API tokens.
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MIN_PASSWORD_LENGTH } from './passwords.ts'
 
@@ -10,7 +11,7 @@ export const LoginBody = t.Object({
 export const AccessToken = t.Object({
   access_token: t.String(),
   token_type: t.Literal('bearer'),
-  expires_in: t.Integer(),
+  expires_in: Type.Integer(),
 })
 
 export const Me = t.Object({

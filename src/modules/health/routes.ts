@@ -1,4 +1,5 @@
 // GET /api/health, /api/health/live, /api/health/ready: public, for people, load balancers and systemd (CONTRACT §4).
+import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { HealthService } from './service.ts'
 
@@ -8,7 +9,7 @@ const Probe = t.Object({ status: Check })
 const HealthReport = t.Object({
   status: Check,
   version: t.String(),
-  uptime_s: t.Integer(),
+  uptime_s: Type.Integer(),
   provisioned: t.Boolean(),
   license: t.Object({
     status: t.Union([t.Literal('valid'), t.Literal('grace'), t.Literal('expired'), t.Literal('none')]),
@@ -17,7 +18,7 @@ const HealthReport = t.Object({
   }),
   checks: t.Object({
     database: t.Object({ status: Check, latency_ms: t.Union([t.Number(), t.Null()]) }),
-    scheduler: t.Object({ status: Check, jobs: t.Integer() }),
+    scheduler: t.Object({ status: Check, jobs: Type.Integer() }),
     disk: t.Object({ status: Check, free_bytes: t.Union([t.Number(), t.Null()]) }),
   }),
 })

@@ -1,4 +1,5 @@
 // Request and response schemas of the licence endpoints.
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 
 export const ApplyLicenseBody = t.Object({ license_token: t.String({ description: 'The signed licence (compact JWS, EdDSA).' }) })
@@ -6,8 +7,8 @@ export const ApplyLicenseBody = t.Object({ license_token: t.String({ description
 export const LicenseSummary = t.Object({
   lic: t.String(),
   org: t.String(),
-  seats: t.Integer(),
-  seats_used: t.Integer(),
+  seats: Type.Integer(),
+  seats_used: Type.Integer(),
   features: t.Array(t.String()),
   expires_at: t.String({ format: 'date-time' }),
   status: t.Union([t.Literal('valid'), t.Literal('grace'), t.Literal('expired')]),

@@ -1,20 +1,15 @@
-// The HTTP plumbing every route shares: request ids, the body parser, the error contract and the access log (CONTRACT §0).
+// The Elysia half of the HTTP plumbing: the body parser and the error contract (CONTRACT §0). Request ids and the access log live in request-tracking.ts.
 import { Elysia, ValidationError } from 'elysia'
 import { errorFields, type Logger } from '../log.ts'
 import { createBodyParser, type BodyLimits } from './body.ts'
 import { HttpError, type ValidationIssue } from './http-error.ts'
-import { beginRequest, requestContext, type RequestContext } from './request-context.ts'
+import { requestContext } from './request-context.ts'
 import { toValidationIssues } from './validation.ts'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-function errorResponse(status: number, detail: string | ValidationIssue[], context: RequestContext | undefined, extra: Record<string, string> = {}): Response {
-  const headers: Record<string, string> = { ...JSON_HEADERS, ...extra }
-  if (context) {
-    headers['x-request-id'] = context.id
-    context.errorStatus = status
-  }
-  return new Response(JSON.stringify({ detail }), { status, headers })
+function errorResponse(status: number, detail: string | ValidationIssue[], extra: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ detail }), { status, headers: { ...JSON_HEADERS, ...extra } })
 }
 
 /** The cause Elysia wrapped: our parser's HttpError arrives inside a ParseError. */
@@ -30,40 +25,27 @@ export interface HttpPlatformOptions {
 
 export function httpPlatform({ logger, limits }: HttpPlatformOptions) {
   return new Elysia({ name: 'http-platform' })
-    .onRequest(function assignRequestId({ request, set }) {
-      set.headers['x-request-id'] = beginRequest(request).id
-    })
     .onParse({ as: 'global' }, createBodyParser(limits))
     .onError({ as: 'global' }, function renderError({ code, error, request }) {
       const context = requestContext(request)
       const cause = unwrap(error)
-      if (cause instanceof HttpError) return errorResponse(cause.status, cause.detail, context, { ...cause.headers })
+      if (cause instanceof HttpError) return errorResponse(cause.status, cause.detail, { ...cause.headers })
       if (cause instanceof ValidationError) {
         const errors = cause.all as Parameters<typeof toValidationIssues>[1]
         const validator = cause.validator as { schema?: Record<string, unknown> } | undefined
         const value = cause.type === 'body' ? context?.parsedBody : cause.value
-        return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>)), context)
+        return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>)))
       }
       switch (code) {
         case 'NOT_FOUND':
-          return errorResponse(404, 'Not Found', context)
+          return errorResponse(404, 'Not Found')
         case 'PARSE':
-          return errorResponse(422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }], context)
+          return errorResponse(422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }])
         case 'INVALID_COOKIE_SIGNATURE':
         case 'INVALID_FILE_TYPE':
-          return errorResponse(400, 'Bad Request', context)
+          return errorResponse(400, 'Bad Request')
       }
       logger.error('unhandled error', { request_id: context?.id, method: request.method, path: new URL(request.url).pathname, ...errorFields(cause) })
-      return errorResponse(500, 'Internal Server Error', context)
-    })
-    .onAfterResponse({ as: 'global' }, function logRequest({ request, set, path }) {
-      const context = requestContext(request)
-      logger.info('request', {
-        request_id: context?.id,
-        method: request.method,
-        path,
-        status: context?.errorStatus ?? (typeof set.status === 'number' ? set.status : 200),
-        ms: context ? Math.round((performance.now() - context.startedAt) * 100) / 100 : undefined,
-      })
+      return errorResponse(500, 'Internal Server Error')
     })
 }

@@ -1,10 +1,10 @@
-// Per-request facts the platform needs across hooks (request id, start time), keyed by the Request object itself.
+// Per-request facts the platform needs across hooks (request id, client address, start time), keyed by the Request object itself.
 
 export interface RequestContext {
   readonly id: string
   readonly startedAt: number
-  /** Set by the error handler: an error Response does not pass through `set.status`. */
-  errorStatus?: number
+  /** The socket's peer address ('unknown' when the request did not come through a server, as in tests). */
+  readonly clientAddress: string
   /** The body as parsed, before Elysia's normalisation reshapes it (a JSON array arrives as an object of undefineds). */
   parsedBody?: unknown
 }
@@ -14,9 +14,9 @@ const contexts = new WeakMap<Request, RequestContext>()
 /** Ids we echo back: short and free of anything that could break a header or a log line. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export function beginRequest(request: Request): RequestContext {
+export function beginRequest(request: Request, clientAddress = 'unknown'): RequestContext {
   const given = request.headers.get('x-request-id')
-  const context: RequestContext = { id: given && ACCEPTABLE_ID.test(given) ? given : Bun.randomUUIDv7(), startedAt: performance.now() }
+  const context: RequestContext = { id: given && ACCEPTABLE_ID.test(given) ? given : Bun.randomUUIDv7(), startedAt: performance.now(), clientAddress }
   contexts.set(request, context)
   return context
 }

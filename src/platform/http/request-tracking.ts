@@ -1,0 +1,44 @@
+// Wraps the app's fetch: gives each request its id and client address, echoes the id, writes the access log line.
+import type { Server } from 'bun'
+import type { Logger } from '../log.ts'
+import { beginRequest } from './request-context.ts'
+
+export type FetchHandler = (request: Request, server?: Server<unknown>) => Promise<Response>
+
+/** The path of an absolute request URL without building a URL object (this runs on every request). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const query = url.indexOf('?', start)
+  return query < 0 ? url.slice(start) : url.slice(start, query)
+}
+
+/**
+ * Outside Elysia on purpose: setting a header through Elysia's `set` makes it rebuild every response with merged
+ * headers (~2.5 µs a request, docs/benchmarks.md), and only here is the final status known for the access log,
+ * whether the response came from a handler or from the error handler.
+ */
+export function withRequestTracking(handle: (request: Request) => Response | Promise<Response>, logger: Logger): FetchHandler {
+  const logRequests = logger.isEnabled('info')
+  return async function serveRequest(request, server) {
+    const context = beginRequest(request, server?.requestIP(request)?.address ?? 'unknown')
+    let response = await handle(request)
+    try {
+      response.headers.set('x-request-id', context.id)
+    } catch {
+      // A response with immutable headers (a proxied fetch) is copied once to carry the id.
+      response = new Response(response.body, response)
+      response.headers.set('x-request-id', context.id)
+    }
+    if (logRequests) {
+      logger.info('request', {
+        request_id: context.id,
+        method: request.method,
+        path: pathOf(request.url),
+        status: response.status,
+        ms: Math.round((performance.now() - context.startedAt) * 100) / 100,
+      })
+    }
+    return response
+  }
+}
