@@ -5,6 +5,27 @@ import { LOG_LEVELS, type LogLevel } from './platform/log.ts'
 
 export type Command = 'serve' | 'version' | 'backup' | 'help'
 export type LicenseMode = 'production' | 'test'
+export type LlmProviderName = 'mock' | 'openai' | 'anthropic'
+export const LLM_PROVIDERS: readonly LlmProviderName[] = ['mock', 'openai', 'anthropic']
+
+/** Where a remote model provider lives. `apiKey` is a getter over a private field, so serialising the config never prints it. */
+export interface LlmEndpoint {
+  /** null: the client library's default (api.openai.com, api.anthropic.com). */
+  readonly baseUrl: string | null
+  readonly apiKey: string | null
+}
+
+export interface LlmConfig {
+  /** The instance default, used by tasks without a chat_model (AGENTBOX_LLM_PROVIDER, default mock). */
+  readonly provider: LlmProviderName
+  /** AGENTBOX_LLM_MODEL; required when the default provider is not mock. */
+  readonly model: string
+  /** null when neither its base URL nor its API key is set: the provider is not configured. */
+  readonly openai: LlmEndpoint | null
+  readonly anthropic: LlmEndpoint | null
+  /** How long one model call may take (AGENTBOX_LLM_TIMEOUT_MS, default 60 s). */
+  readonly timeoutMs: number
+}
 
 export interface Config {
   readonly command: Command
@@ -25,6 +46,8 @@ export interface Config {
   readonly shutdownGraceMs: number
   /** Interactions older than this many days are pruned (AGENTBOX_INTERACTION_RETENTION_DAYS, default 365). */
   readonly interactionRetentionDays: number
+  /** Model providers for scheduled tasks (CONTRACT §7). */
+  readonly llm: LlmConfig
 }
 
 export class ConfigError extends Error {}
@@ -42,7 +65,10 @@ Flags override environment variables:
   --host  AGENTBOX_HOST      (0.0.0.0)
   --data  AGENTBOX_DATA_DIR  (./data; $STATE_DIRECTORY under systemd)
 Other settings: AGENTBOX_LOG_LEVEL (debug|info|warn|error), AGENTBOX_LICENSE_MODE (production|test),
-AGENTBOX_SETUP_TOKEN, AGENTBOX_INTERACTION_RETENTION_DAYS (365).`
+AGENTBOX_SETUP_TOKEN, AGENTBOX_INTERACTION_RETENTION_DAYS (365).
+Model providers: AGENTBOX_LLM_PROVIDER (mock|openai|anthropic; mock), AGENTBOX_LLM_MODEL (required unless mock),
+AGENTBOX_OPENAI_BASE_URL (an OpenAI-compatible server, e.g. http://localhost:11434/v1), AGENTBOX_OPENAI_API_KEY,
+AGENTBOX_ANTHROPIC_BASE_URL, AGENTBOX_ANTHROPIC_API_KEY, AGENTBOX_LLM_TIMEOUT_MS (60000).`
 
 const COMMANDS: readonly Command[] = ['serve', 'version', 'backup', 'help']
 
@@ -50,6 +76,51 @@ function parsePort(raw: string, source: string): number {
   const port = Number(raw)
   if (!/^\d+$/.test(raw) || port < 0 || port > 65535) throw new ConfigError(`${source} must be a port number (0-65535), got "${raw}"`)
   return port
+}
+
+/** The key lives in a private field behind a getter: JSON.stringify, console.log and Bun.inspect of the config never show it. */
+class Endpoint implements LlmEndpoint {
+  readonly baseUrl: string | null
+  readonly #apiKey: string | null
+  constructor(baseUrl: string | null, apiKey: string | null) {
+    this.baseUrl = baseUrl
+    this.#apiKey = apiKey
+  }
+  get apiKey(): string | null {
+    return this.#apiKey
+  }
+}
+
+function llmEndpoint(env: Readonly<Record<string, string | undefined>>, prefix: 'OPENAI' | 'ANTHROPIC'): LlmEndpoint | null {
+  const baseUrl = env[`AGENTBOX_${prefix}_BASE_URL`] || null
+  const apiKey = env[`AGENTBOX_${prefix}_API_KEY`] || null
+  if (!baseUrl && !apiKey) return null
+  if (baseUrl) {
+    let url: URL | null = null
+    try {
+      url = new URL(baseUrl)
+    } catch {
+      url = null
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(`AGENTBOX_${prefix}_BASE_URL must be an http(s) URL, got "${baseUrl}"`)
+  }
+  return Object.freeze(new Endpoint(baseUrl?.replace(/\/+$/, '') ?? null, apiKey))
+}
+
+function loadLlmConfig(env: Readonly<Record<string, string | undefined>>): LlmConfig {
+  const provider = (env.AGENTBOX_LLM_PROVIDER || 'mock').toLowerCase() as LlmProviderName
+  if (!LLM_PROVIDERS.includes(provider)) throw new ConfigError(`AGENTBOX_LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(', ')}`)
+  const openai = llmEndpoint(env, 'OPENAI')
+  const anthropic = llmEndpoint(env, 'ANTHROPIC')
+  if ((provider === 'openai' && !openai) || (provider === 'anthropic' && !anthropic)) {
+    const prefix = `AGENTBOX_${provider.toUpperCase()}`
+    throw new ConfigError(`AGENTBOX_LLM_PROVIDER is ${provider}, but neither ${prefix}_BASE_URL nor ${prefix}_API_KEY is set`)
+  }
+  const model = env.AGENTBOX_LLM_MODEL || (provider === 'mock' ? 'mock' : '')
+  if (!model) throw new ConfigError(`AGENTBOX_LLM_MODEL must name the default model when AGENTBOX_LLM_PROVIDER is ${provider}`)
+  const timeout = env.AGENTBOX_LLM_TIMEOUT_MS ?? '60000'
+  if (!/^[1-9]\d*$/.test(timeout)) throw new ConfigError(`AGENTBOX_LLM_TIMEOUT_MS must be a whole number of milliseconds (1 or more), got "${timeout}"`)
+  return Object.freeze({ provider, model, openai, anthropic, timeoutMs: Number(timeout) })
 }
 
 export function loadConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
@@ -107,5 +178,6 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     uploadBodyLimit: 10 * 1024 * 1024,
     shutdownGraceMs: 10_000,
     interactionRetentionDays: Number(retention),
+    llm: loadLlmConfig(env),
   })
 }

@@ -1,13 +1,94 @@
-// The tasks capability as the server wires it.
-import { Elysia } from 'elysia'
+// The tasks capability as the server wires it: routes, the scheduler's lifetime, and its state for /api/health.
+import type { DatabaseHandle } from '../../platform/db/database.ts'
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import { ModelProviders } from '../../llm/registry.ts'
 import type { SchedulerState } from '../health/service.ts'
+import { scheduleOf } from './records.ts'
+import { tasksRoutes } from './routes.ts'
+import { TaskRunner, type AgentDirectory } from './runs.ts'
+import { Scheduler } from './scheduler.ts'
+import { TasksService } from './service.ts'
+
+export type { AgentDirectory } from './runs.ts'
+
+export interface TasksModuleDeps {
+  /** The agents capability, once wired: checks agent_id on create/update and supplies live instructions to runs. */
+  readonly agents?: AgentDirectory
+}
+
+/** What tests and the benchmark drive instead of sleeping: move the ManualClock, then runDue(). */
+export interface SchedulerControl {
+  /** Starts every run due by the clock; returns how many started. */
+  tick(): number
+  /** tick(), then waits until no run is in flight; returns how many started. */
+  runDue(): Promise<number>
+  /** Waits until no run is in flight. */
+  idle(): Promise<void>
+  /** The job's next run (epoch ms), undefined when the task has no job. */
+  nextRunOf(taskId: string): number | undefined
+}
 
 export interface TasksModule extends CapabilityModule {
   /** What /api/health reports under checks.scheduler. */
   schedulerState(): SchedulerState
+  readonly scheduler: SchedulerControl
+  readonly service: TasksService
 }
 
-export function createTasksModule(_ctx: ModuleContext): TasksModule {
-  return { routes: new Elysia({ name: 'tasks-routes' }), schedulerState: () => ({ status: 'pass', jobs: 0 }) }
+/** How long shutdown lets runs in flight finish before it aborts their model calls (within the contract's 10 s). */
+const STOP_GRACE_MS = 5_000
+
+/** Test hook: a server does not expose its modules, so tests find the tasks module by the server's database handle. */
+const byDatabase = new WeakMap<DatabaseHandle, TasksModule>()
+export const tasksModuleOf = (database: DatabaseHandle): TasksModule | undefined => byDatabase.get(database)
+
+export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps = {}): TasksModule {
+  const { clock, logger, database, guard, config } = ctx
+  const db = database.db
+  const providers = new ModelProviders(config.llm)
+  const agents = deps.agents ?? null
+  const runner = new TaskRunner({ db, clock, logger, providers, agents })
+  const scheduler = new Scheduler(clock, logger, runner)
+  const service = new TasksService({ db, clock, providers, agents, scheduler, runner })
+
+  const module: TasksModule = {
+    routes: tasksRoutes(guard, service),
+    service,
+    schedulerState: () => scheduler.state(),
+    scheduler: {
+      tick: () => scheduler.tick(),
+      async runDue() {
+        const started = scheduler.tick()
+        await scheduler.idle()
+        return started
+      },
+      idle: () => scheduler.idle(),
+      nextRunOf: (taskId) => scheduler.nextRunOf(taskId),
+    },
+    /** Boot: fail what a crash interrupted, rebuild one job per scheduled task from the database, run missed slots once. */
+    async start() {
+      const interrupted = await runner.recoverInterrupted()
+      if (interrupted > 0) logger.warn('task runs interrupted by the last shutdown were marked failed', { runs: interrupted })
+      const rows = await db
+        .selectFrom('tasks')
+        .select(['id', 'frequency', 'schedule_hour', 'schedule_day', 'timezone', 'cron', 'next_run'])
+        .where('next_run', 'is not', null)
+        .execute()
+      scheduler.load(rows.map((row) => ({ taskId: row.id, schedule: scheduleOf(row), nextRun: Date.parse(row.next_run!) })))
+      scheduler.start()
+      logger.info('scheduler started', { jobs: scheduler.state().jobs })
+    },
+    /** Shutdown: no new runs; runs in flight get a grace period, then their model calls are aborted and recorded as failed. */
+    async stop() {
+      const stopping = scheduler.stop()
+      const graceOver = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), STOP_GRACE_MS).unref())
+      if ((await Promise.race([stopping.then(() => 'done' as const), graceOver])) === 'timeout') {
+        logger.warn('task runs still in flight at shutdown; aborting their model calls')
+        runner.abort()
+        await stopping
+      }
+    },
+  }
+  byDatabase.set(database, module)
+  return module
 }

@@ -1,0 +1,225 @@
+// Executing a run: record it and its prompt in one transaction, ask the model, then record the reply or a readable error.
+import type { Kysely } from 'kysely'
+import type { Clock } from '../../platform/clock.ts'
+import { isoTime } from '../../platform/clock.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import type { RunTrigger, TasksTable } from '../../platform/db/tables/tasks.ts'
+import { newId } from '../../platform/ids.ts'
+import { errorFields, type Logger } from '../../platform/log.ts'
+import type { Principal } from '../../platform/auth/principal.ts'
+import { ProviderError, SHUTDOWN_REASON, type ChatMessage } from '../../llm/provider.ts'
+import type { ModelProviders } from '../../llm/registry.ts'
+import { toRunRecord, type RunRecord } from './records.ts'
+import type { FireTrigger, SlotHandler } from './scheduler.ts'
+
+/** What the tasks module needs from agents, handed in by the server so this module never imports the agents module. */
+export interface AgentDirectory {
+  /** The live version's instructions; null when the agent does not exist or has no live version. */
+  liveInstructions(agentId: string): Promise<string | null>
+  visibleTo(agentId: string, principal: Principal): Promise<boolean>
+}
+
+export interface TaskRunnerOptions {
+  db: Kysely<Database>
+  clock: Clock
+  logger: Logger
+  providers: ModelProviders
+  agents: AgentDirectory | null
+  /** At most this many model calls at once; further runs wait their turn (already recorded as running). */
+  maxConcurrentCalls?: number
+}
+
+export interface StartedRun {
+  run: RunRecord
+  /** The task as read in the transaction that started the run. */
+  task: TasksTable
+  /** Earlier messages of an `append` thread, oldest first. */
+  history: ChatMessage[]
+}
+
+/** A run that cannot reach a model for a reason the user can fix; its message becomes the run's `error`. */
+class RunProblem extends Error {}
+
+/** An `append` thread's context is capped so a long-lived task does not send an ever-growing history. */
+const HISTORY_LIMIT = 50
+const INTERRUPTED_BY_RESTART = 'Interrupted: the server stopped before the run finished'
+const INTERNAL_FAILURE = 'Internal error while running the task; the server log has the details'
+
+/** A counting semaphore: a thousand tasks due in the same second must not open a thousand model connections. */
+class CallSlots {
+  #free: number
+  readonly #waiting: (() => void)[] = []
+  constructor(size: number) {
+    this.#free = size
+  }
+  async acquire(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--
+      return
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve))
+  }
+  release(): void {
+    const next = this.#waiting.shift()
+    if (next) next()
+    else this.#free++
+  }
+}
+
+const isSlotTaken = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: task_runs\.task_id, task_runs\.scheduled_for/.test(error.message)
+
+export class TaskRunner implements SlotHandler {
+  readonly #o: TaskRunnerOptions
+  readonly #slots: CallSlots
+  readonly #shutdown = new AbortController()
+
+  constructor(options: TaskRunnerOptions) {
+    this.#o = options
+    this.#slots = new CallSlots(options.maxConcurrentCalls ?? 64)
+  }
+
+  /** Boot: runs a crash or kill left "running" can never finish; they are marked failed, and so are their tasks. */
+  async recoverInterrupted(): Promise<number> {
+    const { db, clock } = this.#o
+    return db.transaction().execute(async (trx) => {
+      const stale = await trx.selectFrom('task_runs').select(['id', 'task_id']).where('status', '=', 'running').execute()
+      if (stale.length === 0) return 0
+      const now = isoTime(clock.now())
+      await trx.updateTable('task_runs').set({ status: 'failed', finished_at: now, error: INTERRUPTED_BY_RESTART }).where('status', '=', 'running').execute()
+      const taskIds = [...new Set(stale.map((r) => r.task_id))]
+      await trx.updateTable('tasks').set({ last_run_status: 'failed' }).where('id', 'in', taskIds).where('last_run_status', '=', 'running').execute()
+      return stale.length
+    })
+  }
+
+  /**
+   * Records a run as started: the thread (new, or the task's own for `append`), the prompt as its user message, the run
+   * row and the task's last_run_* fields, plus the task's next_run for scheduled runs, all in one transaction.
+   * Returns null when a scheduled slot is stale (the task changed or went away since the job was armed) or already ran.
+   */
+  async begin(taskId: string, trigger: RunTrigger, slot: number | null, next: number | null = null): Promise<StartedRun | null> {
+    const { db, clock } = this.#o
+    const now = isoTime(clock.now())
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const task = await trx.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst()
+        if (!task) return null
+        if (slot !== null && (task.state !== 'enabled' || task.next_run !== isoTime(slot))) return null
+
+        let threadId: string | null = null
+        let history: ChatMessage[] = []
+        if (task.thread_policy === 'append' && task.thread_id) {
+          const thread = await trx.selectFrom('threads').select('id').where('id', '=', task.thread_id).executeTakeFirst()
+          if (thread) {
+            threadId = thread.id
+            const recent = await trx.selectFrom('thread_messages').select(['role', 'content']).where('thread_id', '=', thread.id).orderBy('id', 'desc').limit(HISTORY_LIMIT).execute()
+            history = recent.reverse()
+          }
+        }
+        if (!threadId) {
+          threadId = newId()
+          await trx.insertInto('threads').values({ id: threadId, owner_id: task.creator_id, task_id: task.id, created_at: now, updated_at: now }).execute()
+        }
+        await trx.insertInto('thread_messages').values({ id: newId(), thread_id: threadId, role: 'user', content: task.prompt, created_at: now }).execute()
+        await trx.updateTable('threads').set({ updated_at: now }).where('id', '=', threadId).execute()
+
+        const run = { id: newId(), task_id: task.id, status: 'running' as const, trigger, scheduled_for: slot === null ? null : isoTime(slot), thread_id: threadId, started_at: now, finished_at: null, error: null }
+        await trx.insertInto('task_runs').values(run).execute()
+        const updated = await trx
+          .updateTable('tasks')
+          .set({
+            last_run_at: now,
+            last_run_status: 'running',
+            last_run_thread_id: threadId,
+            ...(task.thread_policy === 'append' && { thread_id: threadId }),
+            ...(slot !== null && { next_run: next === null ? null : isoTime(next) }),
+          })
+          .where('id', '=', task.id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+        return { run: toRunRecord(run), task: updated, history }
+      })
+    } catch (error) {
+      if (isSlotTaken(error)) {
+        this.#o.logger.warn('scheduled slot already ran; not running it again', { task_id: taskId, slot: slot === null ? null : isoTime(slot) })
+        return null
+      }
+      throw error
+    }
+  }
+
+  /** Asks the model and records the outcome. Never rejects: a failure of any kind becomes the run's `error`. */
+  async execute({ run, task, history }: StartedRun): Promise<void> {
+    let reply: string | null = null
+    let error: string | null = null
+    try {
+      reply = await this.#ask(task, history)
+    } catch (cause) {
+      if (cause instanceof ProviderError || cause instanceof RunProblem) error = cause.message
+      else {
+        this.#o.logger.error('task run failed', { task_id: task.id, run_id: run.id, ...errorFields(cause) })
+        error = INTERNAL_FAILURE
+      }
+    }
+    try {
+      await this.#finish(run, reply, error)
+    } catch (cause) {
+      this.#o.logger.error('could not record the end of a task run', { task_id: task.id, run_id: run.id, ...errorFields(cause) })
+    }
+  }
+
+  async #ask(task: TasksTable, history: ChatMessage[]): Promise<string> {
+    const { providers, agents } = this.#o
+    const providerName = task.chat_provider ?? providers.default.provider
+    const model = task.chat_model ?? providers.default.model
+    const provider = providers.isConfigured(providerName) ? providers.get(providerName) : null
+    if (!provider) throw new RunProblem(`Model provider "${providerName}" is not configured on this server`)
+    let system: string | null = null
+    if (task.agent_id && agents) {
+      system = await agents.liveInstructions(task.agent_id)
+      if (system === null) throw new RunProblem(`Agent ${task.agent_id} no longer exists or has no live version`)
+    }
+    await this.#slots.acquire()
+    try {
+      if (this.#shutdown.signal.aborted) throw new RunProblem(`Interrupted: ${SHUTDOWN_REASON}`)
+      const { text } = await provider.complete({ model, system, messages: [...history, { role: 'user', content: task.prompt }], signal: this.#shutdown.signal })
+      return text
+    } finally {
+      this.#slots.release()
+    }
+  }
+
+  async #finish(run: RunRecord, reply: string | null, error: string | null): Promise<void> {
+    const { db, clock } = this.#o
+    const now = isoTime(clock.now())
+    const status = error === null ? ('succeeded' as const) : ('failed' as const)
+    await db.transaction().execute(async (trx) => {
+      if (reply !== null) {
+        await trx.insertInto('thread_messages').values({ id: newId(), thread_id: run.thread_id, role: 'assistant', content: reply, created_at: now }).execute()
+        await trx.updateTable('threads').set({ updated_at: now }).where('id', '=', run.thread_id).execute()
+      }
+      await trx.updateTable('task_runs').set({ status, finished_at: now, error }).where('id', '=', run.id).execute()
+      // Runs of one task never overlap, so the run that ends is the task's latest.
+      await trx.updateTable('tasks').set({ last_run_status: status }).where('id', '=', run.task_id).execute()
+    })
+  }
+
+  async fire(taskId: string, slot: number, next: number | null, trigger: FireTrigger): Promise<void> {
+    const started = await this.begin(taskId, trigger, slot, next)
+    if (started) await this.execute(started)
+  }
+
+  async skip(taskId: string, slot: number, next: number | null): Promise<void> {
+    await this.#o.db
+      .updateTable('tasks')
+      .set({ next_run: next === null ? null : isoTime(next) })
+      .where('id', '=', taskId)
+      .where('next_run', '=', isoTime(slot))
+      .execute()
+  }
+
+  /** Shutdown: model calls in flight end now, and their runs fail with a sentence saying why. */
+  abort(): void {
+    this.#shutdown.abort()
+  }
+}

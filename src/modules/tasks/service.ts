@@ -1,0 +1,256 @@
+// Tasks: create, read, list, update, delete, run now and runs; threads. Who may see (creator, admins, public) and who may edit (creator, admins).
+import type { Kysely } from 'kysely'
+import type { Principal } from '../../platform/auth/principal.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { isoTime } from '../../platform/clock.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import type { ScheduleFrequency, TasksTable, TaskState, TaskVisibility, ThreadPolicy } from '../../platform/db/tables/tasks.ts'
+import { conflict, forbidden, notFound, validationFailed, type ValidationIssue } from '../../platform/http/http-error.ts'
+import { newId } from '../../platform/ids.ts'
+import type { ModelProviders } from '../../llm/registry.ts'
+import { checkPage, type Page } from './page.ts'
+import { scheduleOf, toRunRecord, toTaskRecord, type RunRecord, type TaskRecord, type ThreadRecord } from './records.ts'
+import type { AgentDirectory, TaskRunner } from './runs.ts'
+import { checkSchedule, nextRunAt, type Schedule } from './schedule.ts'
+import type { Scheduler } from './scheduler.ts'
+
+export const TASK_NOT_FOUND = 'Task not found'
+export const THREAD_NOT_FOUND = 'Thread not found'
+export const NOT_TASK_OWNER = 'Only the creator of this task or an admin may change it'
+export const TASK_RUNNING = 'Task is already running'
+
+export interface ScheduleInput {
+  frequency?: ScheduleFrequency
+  hour?: string | null
+  day?: string | null
+  timezone?: string
+  cron?: string | null
+}
+
+export interface TaskInput {
+  name?: string
+  prompt?: string
+  agent_id?: string | null
+  chat_model?: { provider: string; model?: string } | null
+  mentions?: Record<string, unknown>[]
+  visibility?: TaskVisibility
+  schedule?: ScheduleInput
+  state?: TaskState
+  thread_policy?: ThreadPolicy
+  thread_id?: string | null
+}
+
+export interface NewTask extends TaskInput {
+  name: string
+  prompt: string
+}
+
+
+export interface TasksServiceOptions {
+  db: Kysely<Database>
+  clock: Clock
+  providers: ModelProviders
+  agents: AgentDirectory | null
+  scheduler: Scheduler
+  runner: TaskRunner
+}
+
+const DEFAULT_SCHEDULE: Schedule = { frequency: 'manual', hour: null, day: null, timezone: 'UTC', cron: null }
+
+const isAdmin = (principal: Principal) => principal.role === 'admin'
+
+export class TasksService {
+  readonly #o: TasksServiceOptions
+
+  constructor(options: TasksServiceOptions) {
+    this.#o = options
+  }
+
+  /** null for manual and disabled tasks (CONTRACT §7), else the first slot after now. */
+  #nextRun(state: TaskState, schedule: Schedule): number | null {
+    if (state !== 'enabled' || schedule.frequency === 'manual') return null
+    return nextRunAt(schedule, this.#o.clock.now())
+  }
+
+  /**
+   * Checks everything a schema cannot (schedule fields, provider, agent, thread) and reports every problem at once.
+   * `before` is the stored task on update: unchanged references are not re-checked, so an edit of the name never
+   * fails because an agent was unpublished since.
+   */
+  async #check(principal: Principal, creatorId: string, input: TaskInput, before: TasksTable | null) {
+    const issues: ValidationIssue[] = []
+    const stored = before ? scheduleOf(before) : DEFAULT_SCHEDULE
+    const checked = input.schedule === undefined && before ? stored : checkSchedule({ ...stored, ...input.schedule }, this.#o.clock.now(), ['body', 'schedule'], issues)
+
+    let chat: { provider: string | null; model: string | null } | undefined
+    if (input.chat_model === null) chat = { provider: null, model: null }
+    else if (input.chat_model) {
+      const { provider, model } = input.chat_model
+      const { providers } = this.#o
+      if (!providers.isConfigured(provider)) {
+        issues.push({ loc: ['body', 'chat_model', 'provider'], msg: `Model provider "${provider}" is not configured on this server (configured: ${providers.configuredNames().join(', ')})`, type: 'value_error', input: provider })
+      } else {
+        const resolved = model ?? providers.defaultModelFor(provider)
+        if (resolved === null) issues.push({ loc: ['body', 'chat_model', 'model'], msg: `Field required: provider "${provider}" has no default model on this server`, type: 'missing' })
+        chat = { provider, model: resolved }
+      }
+    }
+
+    const { agents } = this.#o
+    if (agents && input.agent_id && input.agent_id !== before?.agent_id && !(await agents.visibleTo(input.agent_id, principal))) {
+      issues.push({ loc: ['body', 'agent_id'], msg: 'Unknown agent', type: 'value_error', input: input.agent_id })
+    }
+
+    if (input.thread_id && input.thread_id !== before?.thread_id) {
+      const thread = await this.#o.db.selectFrom('threads').select('id').where('id', '=', input.thread_id).where('owner_id', '=', creatorId).executeTakeFirst()
+      if (!thread) issues.push({ loc: ['body', 'thread_id'], msg: "Unknown thread: it must be one of the task creator's threads", type: 'value_error', input: input.thread_id })
+    }
+    if (issues.length > 0) throw validationFailed(...issues)
+    return { schedule: checked, chat }
+  }
+
+  async create(principal: Principal, input: NewTask): Promise<TaskRecord> {
+    const { schedule, chat } = await this.#check(principal, principal.userId, input, null)
+    const state = input.state ?? 'enabled'
+    const nextRun = this.#nextRun(state, schedule)
+    const now = isoTime(this.#o.clock.now())
+    const row: TasksTable = {
+      id: newId(),
+      name: input.name,
+      prompt: input.prompt,
+      creator_id: principal.userId,
+      created_by: principal.email,
+      agent_id: input.agent_id ?? null,
+      chat_provider: chat?.provider ?? null,
+      chat_model: chat?.model ?? null,
+      mentions: JSON.stringify(input.mentions ?? []),
+      visibility: input.visibility ?? 'private',
+      frequency: schedule.frequency,
+      schedule_hour: schedule.hour,
+      schedule_day: schedule.day,
+      timezone: schedule.timezone,
+      cron: schedule.cron,
+      state,
+      thread_policy: input.thread_policy ?? 'new_each_run',
+      thread_id: input.thread_id ?? null,
+      next_run: nextRun === null ? null : isoTime(nextRun),
+      last_run_at: null,
+      last_run_status: null,
+      last_run_thread_id: null,
+      created_at: now,
+      updated_at: now,
+    }
+    await this.#o.db.insertInto('tasks').values(row).execute()
+    this.#o.scheduler.upsert(row.id, schedule, nextRun)
+    return toTaskRecord(row)
+  }
+
+  /** A private task is visible to its creator and admins; to anyone else it does not exist (404, not 403). */
+  async #visible(principal: Principal, id: string): Promise<TasksTable> {
+    const task = await this.#o.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst()
+    if (!task || (task.visibility === 'private' && task.creator_id !== principal.userId && !isAdmin(principal))) throw notFound(TASK_NOT_FOUND)
+    return task
+  }
+
+  /** Someone who can see a public task but did not create it gets 403 on edits. */
+  async #editable(principal: Principal, id: string): Promise<TasksTable> {
+    const task = await this.#visible(principal, id)
+    if (task.creator_id !== principal.userId && !isAdmin(principal)) throw forbidden(NOT_TASK_OWNER)
+    return task
+  }
+
+  async get(principal: Principal, id: string): Promise<TaskRecord> {
+    return toTaskRecord(await this.#visible(principal, id))
+  }
+
+  /** Mine plus public ones, newest first; `all` (admins) adds everyone's private tasks. */
+  async list(principal: Principal, { all = false, ...page }: Page & { all?: boolean }): Promise<TaskRecord[]> {
+    const { limit, offset } = checkPage(page, 100)
+    if (all && !isAdmin(principal)) throw forbidden('Only admins may list every task')
+    let query = this.#o.db.selectFrom('tasks').selectAll()
+    if (!all) query = query.where((eb) => eb.or([eb('creator_id', '=', principal.userId), eb('visibility', '=', 'public')]))
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
+    return rows.map(toTaskRecord)
+  }
+
+  /** A field left out keeps its value; schedule fields merge one by one; null clears agent_id, chat_model, thread_id. */
+  async update(principal: Principal, id: string, changes: TaskInput): Promise<TaskRecord> {
+    const before = await this.#editable(principal, id)
+    const { schedule, chat } = await this.#check(principal, before.creator_id, changes, before)
+    const state = changes.state ?? before.state
+    // Only a change of schedule or state moves next_run: renaming a task must not skip or repeat its next slot.
+    const reschedule = changes.schedule !== undefined || changes.state !== undefined
+    const nextRun = reschedule ? this.#nextRun(state, schedule) : before.next_run === null ? null : Date.parse(before.next_run)
+    const updated = await this.#o.db
+      .updateTable('tasks')
+      .set({
+        ...(changes.name !== undefined && { name: changes.name }),
+        ...(changes.prompt !== undefined && { prompt: changes.prompt }),
+        ...(changes.agent_id !== undefined && { agent_id: changes.agent_id }),
+        ...(chat !== undefined && { chat_provider: chat.provider, chat_model: chat.model }),
+        ...(changes.mentions !== undefined && { mentions: JSON.stringify(changes.mentions) }),
+        ...(changes.visibility !== undefined && { visibility: changes.visibility }),
+        ...(changes.thread_policy !== undefined && { thread_policy: changes.thread_policy }),
+        ...(changes.thread_id !== undefined && { thread_id: changes.thread_id }),
+        frequency: schedule.frequency,
+        schedule_hour: schedule.hour,
+        schedule_day: schedule.day,
+        timezone: schedule.timezone,
+        cron: schedule.cron,
+        state,
+        next_run: nextRun === null ? null : isoTime(nextRun),
+        updated_at: isoTime(this.#o.clock.now()),
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    this.#o.scheduler.upsert(id, schedule, nextRun)
+    return toTaskRecord(updated)
+  }
+
+  /** Runs go with the task; threads stay with their owner. A run in flight finishes, and its writes find no task. */
+  async delete(principal: Principal, id: string): Promise<void> {
+    await this.#editable(principal, id)
+    await this.#o.db.deleteFrom('tasks').where('id', '=', id).execute()
+    this.#o.scheduler.remove(id)
+  }
+
+  /**
+   * Starts a run now, disabled tasks included (disabling stops the schedule, not the button), and answers with the run
+   * as started; the model call continues in the background. A run already in flight is 409.
+   */
+  async runNow(principal: Principal, id: string): Promise<RunRecord> {
+    await this.#editable(principal, id)
+    const { scheduler, runner } = this.#o
+    if (!scheduler.claim(id)) throw conflict(TASK_RUNNING)
+    let started
+    try {
+      started = await runner.begin(id, 'manual', null)
+    } catch (error) {
+      scheduler.release(id)
+      throw error
+    }
+    if (!started) {
+      scheduler.release(id)
+      throw notFound(TASK_NOT_FOUND)
+    }
+    scheduler.track(id, runner.execute(started))
+    return started.run
+  }
+
+  async listRuns(principal: Principal, id: string, page: Page): Promise<RunRecord[]> {
+    const { limit, offset } = checkPage(page, 50)
+    await this.#visible(principal, id)
+    const rows = await this.#o.db.selectFrom('task_runs').selectAll().where('task_id', '=', id).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
+    return rows.map(toRunRecord)
+  }
+
+  /** Only the thread's owner (the task's creator) reads it; for anyone else it does not exist. */
+  async getThread(principal: Principal, id: string): Promise<ThreadRecord> {
+    const { db } = this.#o
+    const thread = await db.selectFrom('threads').select(['id', 'task_id', 'created_at', 'updated_at']).where('id', '=', id).where('owner_id', '=', principal.userId).executeTakeFirst()
+    if (!thread) throw notFound(THREAD_NOT_FOUND)
+    const messages = await db.selectFrom('thread_messages').select(['role', 'content', 'created_at']).where('thread_id', '=', id).orderBy('id').execute()
+    return { ...thread, messages }
+  }
+}

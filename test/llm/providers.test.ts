@@ -1,0 +1,150 @@
+// The openai and anthropic providers against fake servers on 127.0.0.1: wire format, errors, retries, time-outs, secrets.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { AnthropicProvider } from '../../src/llm/anthropic.ts'
+import { OpenAIProvider } from '../../src/llm/openai.ts'
+import { ProviderError, type ChatProvider } from '../../src/llm/provider.ts'
+import { startFakeServer, type FakeServer } from './fake-servers.ts'
+
+const KEY = 'sk-test-very-secret-key-0123456789'
+const endpoint = (baseUrl: string, apiKey: string | null = KEY) => ({ baseUrl, apiKey })
+const ask = (provider: ChatProvider, extra: Partial<Parameters<ChatProvider['complete']>[0]> = {}) =>
+  provider.complete({ model: 'test-model', system: null, messages: [{ role: 'user', content: 'What is due today?' }], ...extra })
+
+async function failure(promise: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await promise
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProviderError)
+    return error as ProviderError
+  }
+  throw new Error('expected the call to fail')
+}
+
+const CASES = [
+  { format: 'openai' as const, make: (url: string, key?: string | null, timeoutMs = 2_000) => new OpenAIProvider(endpoint(url, key), timeoutMs) },
+  { format: 'anthropic' as const, make: (url: string, key?: string | null, timeoutMs = 2_000) => new AnthropicProvider(endpoint(url, key), timeoutMs) },
+]
+
+for (const { format, make } of CASES) {
+  describe(`${format} provider`, () => {
+    let fake: FakeServer
+    beforeAll(() => {
+      fake = startFakeServer(format)
+    })
+    afterAll(() => fake.close())
+
+    test('sends the model, the system prompt and the messages in the wire format, with the API key, and returns the text', async () => {
+      fake.behave({ reply: 'Three meetings.' })
+      const before = fake.requests.length
+      const reply = await ask(make(fake.url), { system: 'You are terse.', messages: [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'What is due today?' }] })
+      expect(reply).toEqual({ text: 'Three meetings.' })
+      const request = fake.requests[before]!
+      expect(request.method).toBe('POST')
+      if (format === 'openai') {
+        expect(request.path).toBe('/v1/chat/completions')
+        expect(request.headers.authorization).toBe(`Bearer ${KEY}`)
+        expect(request.body).toMatchObject({ model: 'test-model', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'What is due today?' }] })
+      } else {
+        expect(request.path).toBe('/v1/messages')
+        // The client library decides the auth header (1.x sends the key as a bearer token; older ones used x-api-key).
+        expect(request.headers['x-api-key'] === KEY || request.headers.authorization === `Bearer ${KEY}`).toBe(true)
+        expect(request.headers['anthropic-version']).toBeString()
+        expect(request.body).toMatchObject({ model: 'test-model', system: 'You are terse.', max_tokens: expect.any(Number), messages: [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'What is due today?' }] })
+      }
+    })
+
+    test('without a system prompt none is sent', async () => {
+      fake.behave({ reply: 'fine' })
+      const before = fake.requests.length
+      await ask(make(fake.url))
+      const body = fake.requests[before]!.body
+      if (format === 'openai') expect(body.messages.map((m: any) => m.role)).toEqual(['user'])
+      else expect(body.system).toBeUndefined()
+    })
+
+    test("a 4xx answer becomes a readable error with the server's own message, not retried, and no API key", async () => {
+      fake.behave({ status: 401, message: `Incorrect API key provided: ${KEY}`, type: 'authentication_error' })
+      const before = fake.requests.length
+      const error = await failure(ask(make(fake.url)))
+      expect(error.message).toBe(`The ${format} provider at ${fake.url} answered HTTP 401: Incorrect API key provided: [redacted]`)
+      expect(error.message).not.toContain(KEY)
+      expect(error.stack ?? '').not.toContain(KEY)
+      expect(fake.requests.length - before).toBe(1)
+    })
+
+    test('an unknown model (404) names the problem', async () => {
+      fake.behave({ status: 404, message: 'model "nope" not found', type: 'not_found_error' })
+      expect((await failure(ask(make(fake.url), { model: 'nope' }))).message).toBe(`The ${format} provider at ${fake.url} answered HTTP 404: model "nope" not found`)
+    })
+
+    test('a 5xx answer is retried by the client library, then fails the call readably', async () => {
+      fake.behave({ status: 503, message: 'upstream overloaded', type: 'overloaded_error', headers: { 'retry-after-ms': '1' } })
+      const before = fake.requests.length
+      const error = await failure(ask(make(fake.url)))
+      expect(error.message).toBe(`The ${format} provider at ${fake.url} answered HTTP 503: upstream overloaded`)
+      expect(fake.requests.length - before).toBe(3)
+    })
+
+    test('a 5xx followed by a good answer succeeds', async () => {
+      fake.behave({ status: 500, message: 'blip', headers: { 'retry-after-ms': '1' } }, { reply: 'recovered' })
+      expect(await ask(make(fake.url))).toEqual({ text: 'recovered' })
+    })
+
+    test('an error without a JSON body still reads as a sentence', async () => {
+      fake.behave({ raw: () => new Response('gateway exploded', { status: 502, headers: { 'x-should-retry': 'false' } }) })
+      const error = await failure(ask(make(fake.url)))
+      expect(error.message).toStartWith(`The ${format} provider at ${fake.url} answered HTTP 502:`)
+      expect(error.message).toContain('gateway exploded')
+    })
+
+    test('a server that never answers times out within the configured deadline, retries included', async () => {
+      fake.behave({ hang: true })
+      const started = performance.now()
+      const error = await failure(ask(make(fake.url, KEY, 300)))
+      const elapsed = performance.now() - started
+      expect(error.message).toBe(`The ${format} provider at ${fake.url} did not answer within 0.3 s`)
+      expect(elapsed).toBeLessThan(1_500)
+      fake.release()
+    })
+
+    test('a success without any text is an error, not an empty reply', async () => {
+      const empty = format === 'openai'
+        ? { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'stop' }] }
+        : { id: 'x', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 0 } }
+      fake.behave({ raw: () => Response.json(empty) })
+      expect((await failure(ask(make(fake.url)))).message).toBe(`The ${format} provider at ${fake.url} returned no text`)
+    })
+
+    test('an unreachable server is a readable connection error', async () => {
+      const closed = startFakeServer(format)
+      const url = closed.url
+      await closed.close()
+      const error = await failure(ask(make(url, KEY, 2_000)))
+      expect(error.message).toStartWith(`Could not reach the ${format} provider at ${url}:`)
+    })
+
+    test('a shutdown abort ends the call at once with a sentence saying why', async () => {
+      fake.behave({ hang: true })
+      const controller = new AbortController()
+      const pending = failure(ask(make(fake.url, KEY, 10_000), { signal: controller.signal }))
+      await Bun.sleep(50)
+      controller.abort()
+      expect((await pending).message).toBe('Interrupted: the server is shutting down')
+      fake.release()
+    })
+
+    test('works without an API key (local servers), sending a placeholder instead of reading the environment', async () => {
+      process.env.OPENAI_API_KEY = 'from-env-must-not-be-used'
+      process.env.ANTHROPIC_API_KEY = 'from-env-must-not-be-used'
+      try {
+        fake.behave({ reply: 'local' })
+        const before = fake.requests.length
+        expect(await ask(make(fake.url, null))).toEqual({ text: 'local' })
+        expect(JSON.stringify(fake.requests[before]!.headers)).not.toContain('from-env')
+      } finally {
+        delete process.env.OPENAI_API_KEY
+        delete process.env.ANTHROPIC_API_KEY
+      }
+    })
+  })
+}
