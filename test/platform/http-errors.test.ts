@@ -1,6 +1,6 @@
 // The error contract of CONTRACT §0, end to end through the real server: 422 shapes, json_invalid, 404, 413, 500, request ids.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Elysia } from 'elysia'
+import { Elysia, t as schema } from 'elysia'
 import { httpPlatform } from '../../src/platform/http/http-platform.ts'
 import { withRequestTracking } from '../../src/platform/http/request-tracking.ts'
 import { CapturedLog, startTestServer, type TestServer } from '../helpers/server.ts'
@@ -60,6 +60,19 @@ describe('422 validation errors', () => {
     const res = await t.request('PATCH', `/api/users/${me.body[0].id}`, { token: adminToken, body: { active: 'yes' } })
     expect(res.status).toBe(422)
     expect(res.body.detail).toEqual([{ loc: ['body', 'active'], msg: 'Input should be a valid boolean', type: 'bool_type', input: 'yes' }])
+  })
+})
+
+describe('query parameters', () => {
+  test('a numeric query value out of bounds names its parameter in loc', async () => {
+    const app = new Elysia()
+      .use(httpPlatform({ logger: new CapturedLog(), limits: { json: 1024, upload: 2048 } }))
+      .get('/items', ({ query }) => query, { query: schema.Object({ limit: schema.Optional(schema.Numeric({ minimum: 1, maximum: 100 })), q: schema.Optional(schema.String()) }) })
+    const low = await app.handle(new Request('http://localhost/items?q=x&limit=0'))
+    expect(low.status).toBe(422)
+    expect((await low.json()).detail).toEqual([{ loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal', input: 0, ctx: { ge: 1 } }])
+    const text = await app.handle(new Request('http://localhost/items?limit=lots'))
+    expect((await text.json()).detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'float_type' })
   })
 })
 

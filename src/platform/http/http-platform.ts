@@ -18,6 +18,17 @@ function unwrap(error: unknown): unknown {
   return error
 }
 
+/**
+ * Elysia checks a coerced query number (t.Numeric) on its own and reports it as `property` with no name.
+ * The name is recovered from the query string: the parameter whose value coerces to the failing one.
+ */
+function queryPropertyIssues(request: Request, errors: Parameters<typeof toValidationIssues>[1], failing: unknown): ValidationIssue[] {
+  const names = [...new URL(request.url).searchParams].filter(([, raw]) => Number(raw) === failing).map(([name]) => name)
+  const issues = toValidationIssues('query', errors, failing)
+  for (const issue of issues) issue.loc = names.length === 1 ? ['query', names[0]!] : ['query']
+  return issues
+}
+
 export interface HttpPlatformOptions {
   readonly logger: Logger
   readonly limits: BodyLimits
@@ -33,6 +44,7 @@ export function httpPlatform({ logger, limits }: HttpPlatformOptions) {
       if (cause instanceof ValidationError) {
         const errors = cause.all as Parameters<typeof toValidationIssues>[1]
         const validator = cause.validator as { schema?: Record<string, unknown> } | undefined
+        if (cause.type === 'property') return errorResponse(422, queryPropertyIssues(request, errors, cause.value))
         const value = cause.type === 'body' ? context?.parsedBody : cause.value
         return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>)))
       }
