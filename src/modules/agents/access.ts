@@ -1,0 +1,52 @@
+// Who may do what with an agent: owners edit, viewers use the live version, admins see all, everyone else gets 404.
+import type { Kysely } from 'kysely'
+import type { Principal } from '../../platform/auth/principal.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import type { AgentsTable } from '../../platform/db/tables/agents.ts'
+import { forbidden, notFound } from '../../platform/http/http-error.ts'
+
+export const AGENT_NOT_FOUND = 'Agent not found'
+export const OWNERS_ONLY = 'Only owners can change this agent'
+export const OWNERS_ONLY_DESIGN = 'Only owners can see the draft and versions of this agent'
+
+/** The caller's standing: `admin` is an admin who is neither owner nor viewer (sees the live version, edits nothing). */
+export type AgentRole = 'owner' | 'viewer' | 'admin'
+
+/** What an action needs: `use` the live version, or `own` the agent (draft, versions, sharing, delete). */
+export type AgentNeed = 'use' | 'own'
+
+/** An agent row as the caller may see it, with the caller's role and the creator's e-mail. */
+export type AgentRow = AgentsTable & { role: AgentRole; creator_email: string }
+
+type Key = { name: string } | { id: string }
+
+async function findRow(db: Kysely<Database>, key: Key, principal: Principal): Promise<AgentRow | null> {
+  const row = await db
+    .selectFrom('agents')
+    .innerJoin('users as creator', 'creator.id', 'agents.created_by')
+    .leftJoin('agent_members as m', (join) => join.onRef('m.agent_id', '=', 'agents.id').on('m.user_id', '=', principal.userId))
+    .selectAll('agents')
+    .select(['m.role as member_role', 'creator.email as creator_email'])
+    .$call((q) => ('name' in key ? q.where('agents.name', '=', key.name) : q.where('agents.id', '=', key.id)))
+    .executeTakeFirst()
+  if (!row) return null
+  const { member_role, ...agent } = row
+  const role: AgentRole | null = member_role ?? (principal.role === 'admin' ? 'admin' : null)
+  return role ? { ...agent, role } : null
+}
+
+/**
+ * The agent `name` as `principal` may see it, or the HttpError to answer: 404 when the caller may not see it
+ * (so its existence does not leak), 403 when they may see it but `need` is `own` and they are not an owner.
+ */
+export async function authorizeAgent(db: Kysely<Database>, name: string, principal: Principal, need: AgentNeed = 'use', forbiddenDetail = OWNERS_ONLY): Promise<AgentRow> {
+  const row = await findRow(db, { name }, principal)
+  if (!row) throw notFound(AGENT_NOT_FOUND)
+  if (need === 'own' && row.role !== 'owner') throw forbidden(forbiddenDetail)
+  return row
+}
+
+/** True when the agent exists and `principal` may use it: an owner, a viewer, or an admin. For tasks (CONTRACT §7). */
+export async function agentVisibleTo(db: Kysely<Database>, agentId: string, principal: Principal): Promise<boolean> {
+  return (await findRow(db, { id: agentId }, principal)) !== null
+}

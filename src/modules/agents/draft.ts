@@ -1,0 +1,84 @@
+// Reading and writing an agent's draft and live documents: the API other modules (tasks, workflows, skills) build on.
+import type { Kysely, Transaction } from 'kysely'
+import { isoTime, type Clock } from '../../platform/clock.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import { notFound } from '../../platform/http/http-error.ts'
+import { AGENT_NOT_FOUND } from './access.ts'
+import { documentHash, parseDocument, serialiseDocument, type AgentDocument } from './document.ts'
+
+/** What writes need: the database (or a transaction already open) and the clock. */
+export interface AgentsStore {
+  readonly db: Kysely<Database>
+  readonly clock: Clock
+}
+
+/** A version's document with its number. */
+export interface VersionDocument {
+  version: number
+  document: AgentDocument
+}
+
+/** Runs `work` in a transaction, joining the caller's if `db` already is one (Kysely cannot nest them). */
+export function inTransaction<R>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<R>): Promise<R> {
+  return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work)
+}
+
+/** The draft document, or null when the agent does not exist. Callers check access first (authorizeAgent). */
+export async function readDraft(db: Kysely<Database>, agentId: string): Promise<AgentDocument | null> {
+  const row = await db.selectFrom('agent_drafts').select('document').where('agent_id', '=', agentId).executeTakeFirst()
+  return row ? parseDocument(row.document) : null
+}
+
+/** A version's document, or null when the agent has no such version. */
+export async function readVersion(db: Kysely<Database>, agentId: string, version: number): Promise<AgentDocument | null> {
+  const row = await db.selectFrom('agent_versions').select('document').where('agent_id', '=', agentId).where('version', '=', version).executeTakeFirst()
+  return row ? parseDocument(row.document) : null
+}
+
+/** The live version's document: what chat, tasks, workflow runs (version=live) and `/agent/{name}/mcp` use. Null when the agent does not exist or was never published. */
+export async function readLive(db: Kysely<Database>, agentId: string): Promise<VersionDocument | null> {
+  const row = await db
+    .selectFrom('agents')
+    .innerJoin('agent_versions as v', (join) => join.onRef('v.agent_id', '=', 'agents.id').onRef('v.version', '=', 'agents.live_version'))
+    .select(['v.version', 'v.document'])
+    .where('agents.id', '=', agentId)
+    .executeTakeFirst()
+  return row ? { version: row.version, document: parseDocument(row.document) } : null
+}
+
+/**
+ * The live version's instructions, the system prompt of a task run with this agent (CONTRACT §7).
+ * Null when the agent does not exist or has no live version. Does not check access: callers do (agentVisibleTo).
+ */
+export async function liveInstructions(db: Kysely<Database>, agentId: string): Promise<string | null> {
+  return (await readLive(db, agentId))?.document.instructions ?? null
+}
+
+/** Stores `document` as the draft and mirrors what lists show; a no-op when the content did not change. */
+export async function writeDraft(trx: Kysely<Database>, agentId: string, document: AgentDocument, actorId: string, now: string): Promise<boolean> {
+  const json = serialiseDocument(document)
+  // Hash what a later read will see (JSON drops undefined and the like), so publish computes the same hash from the stored text.
+  const hash = documentHash(parseDocument(json))
+  const current = await trx.selectFrom('agents').select('draft_hash').where('id', '=', agentId).executeTakeFirst()
+  if (!current) throw notFound(AGENT_NOT_FOUND)
+  if (current.draft_hash === hash) return false
+  await trx.updateTable('agent_drafts').set({ document: json, updated_at: now, updated_by: actorId }).where('agent_id', '=', agentId).execute()
+  await trx.updateTable('agents').set({ description: document.description, draft_hash: hash, updated_at: now }).where('id', '=', agentId).execute()
+  return true
+}
+
+/**
+ * Changes the draft in one transaction: `mutate` gets a private copy of the draft to change in place (add a skill,
+ * replace a workflow…) and may return a result; the draft is stored if its content changed. If `mutate` throws
+ * (e.g. a 409 for a duplicate skill name), nothing is written. Publish snapshots whatever this stored, all parts at once.
+ * Callers check that the actor owns the agent first (authorizeAgent(…, 'own')). 404 when the agent does not exist.
+ */
+export async function updateDraft<R>(store: AgentsStore, agentId: string, actorId: string, mutate: (draft: AgentDocument) => R | Promise<R>): Promise<R> {
+  return inTransaction(store.db, async (trx) => {
+    const draft = await readDraft(trx, agentId)
+    if (!draft) throw notFound(AGENT_NOT_FOUND)
+    const result = await mutate(draft)
+    await writeDraft(trx, agentId, draft, actorId, isoTime(store.clock.now()))
+    return result
+  })
+}

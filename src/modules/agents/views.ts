@@ -1,0 +1,45 @@
+// What callers see of an agent: owners the draft, viewers and admins the live version.
+import type { Kysely } from 'kysely'
+import type { Database } from '../../platform/db/schema.ts'
+import type { AgentRole, AgentRow } from './access.ts'
+import { readDraft, readLive } from './draft.ts'
+
+export interface AgentSummaryRecord {
+  id: string
+  name: string
+  description: string | null
+  live_version: number | null
+  has_unpublished_changes: boolean
+  role: AgentRole
+  created_by: string
+  created_at: string
+  updated_at: string
+}
+
+export interface AgentRecord extends AgentSummaryRecord {
+  instructions: string | null
+}
+
+/** The columns a summary needs, whichever way the row was reached. */
+export type SummaryRow = Pick<AgentRow, 'id' | 'name' | 'description' | 'live_version' | 'live_description' | 'live_hash' | 'draft_hash' | 'role' | 'creator_email' | 'created_at' | 'updated_at'>
+
+export function toSummary(row: SummaryRow): AgentSummaryRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.role === 'owner' ? row.description : row.live_description,
+    live_version: row.live_version,
+    // Before the first publish live_hash is null, so a new agent shows the Draft chip.
+    has_unpublished_changes: row.draft_hash !== row.live_hash,
+    role: row.role,
+    created_by: row.creator_email,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+
+/** Only owners see the draft (CONTRACT §9); everyone else sees the live version, or nulls before the first publish. */
+export async function toAgent(db: Kysely<Database>, row: SummaryRow): Promise<AgentRecord> {
+  const instructions = row.role === 'owner' ? ((await readDraft(db, row.id))?.instructions ?? null) : ((await readLive(db, row.id))?.document.instructions ?? null)
+  return { ...toSummary(row), instructions }
+}
