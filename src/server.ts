@@ -15,6 +15,7 @@ import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule, ModuleContext } from './platform/module-context.ts'
 import { SecretStore } from './platform/secrets.ts'
 import { createAgentsModule } from './modules/agents/module.ts'
+import { agentVisibleTo, liveInstructions } from './modules/agents/service.ts'
 import { createContextTypesModule } from './modules/context-types/module.ts'
 import { createInteractionsModule } from './modules/interactions/module.ts'
 import { createSettingsModule } from './modules/settings/module.ts'
@@ -75,7 +76,13 @@ function buildApp({ config, clock, logger, database, license, tenant, jobs, isRe
     licenseLapsed: () => license.isLapsed(),
   })
   const context: ModuleContext = { config, clock, logger, database, guard, jobs }
-  const tasks = createTasksModule(context)
+  // Tasks reach agents only through this directory: agent_id is checked on save, runs use the live instructions.
+  const tasks = createTasksModule(context, {
+    agents: {
+      liveInstructions: (agentId) => liveInstructions(database.db, agentId),
+      visibleTo: (agentId, principal) => agentVisibleTo(database.db, agentId, principal),
+    },
+  })
   const modules: CapabilityModule[] = [
     createSettingsModule(context),
     createContextTypesModule(context),
