@@ -19,6 +19,8 @@ import { agentVisibleTo, liveInstructions } from './modules/agents/service.ts'
 import { createContextTypesModule } from './modules/context-types/module.ts'
 import { createInteractionsModule } from './modules/interactions/module.ts'
 import { createSettingsModule } from './modules/settings/module.ts'
+import { createSkillsModule } from './modules/skills/module.ts'
+import { createWorkflowsModule } from './modules/workflows/module.ts'
 import { createTasksModule } from './modules/tasks/module.ts'
 import { createAuthenticator } from './modules/auth/authenticator.ts'
 import { LoginRateLimiter } from './modules/auth/rate-limit.ts'
@@ -88,6 +90,8 @@ function buildApp({ config, clock, logger, database, license, tenant, jobs, isRe
     createContextTypesModule(context),
     createInteractionsModule(context),
     createAgentsModule(context),
+    createSkillsModule(context),
+    createWorkflowsModule(context),
     tasks,
   ]
   const auth = new AuthService({ db: database.db, clock, limiter: new LoginRateLimiter(clock), accessTokenKey: () => tenant.accessTokenKey })

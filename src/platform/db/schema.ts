@@ -3,6 +3,7 @@ import type { Generated } from 'kysely'
 import type { AgentsTables } from './tables/agents.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
 import type { TasksTables } from './tables/tasks.ts'
+import type { WorkflowsTables } from './tables/workflows.ts'
 
 /** The single row that says this instance is provisioned and for whom. */
 export interface InstanceTable {
@@ -71,4 +72,4 @@ export interface FoundationTables {
   licenses: LicensesTable
 }
 
-export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables {}
+export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables, WorkflowsTables {}
