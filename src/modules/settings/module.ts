@@ -1,7 +1,8 @@
 // The settings capability as the server wires it.
-import { Elysia } from 'elysia'
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import { settingsRoutes } from './routes.ts'
+import { SettingsService } from './service.ts'
 
-export function createSettingsModule(_ctx: ModuleContext): CapabilityModule {
-  return { routes: new Elysia({ name: 'settings-routes' }) }
+export function createSettingsModule(ctx: ModuleContext): CapabilityModule {
+  return { routes: settingsRoutes(ctx.guard, new SettingsService(ctx.database.db, ctx.clock)) }
 }

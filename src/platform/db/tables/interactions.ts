@@ -1,3 +1,69 @@
 // Tables of migration 0002_interactions: user settings, context types and the interaction store (issue 3).
 
-export interface InteractionsTables {}
+/** One row per user who ever saved settings; the fields they provided, as one JSON object. */
+export interface UserSettingsTable {
+  user_id: string
+  /** JSON object of the provided settings fields only; defaults are applied on read, never stored. */
+  settings: string
+  created_at: string
+  updated_at: string
+}
+
+/** Kinds of context an agent may use or generate; names are unique per tenant (case-insensitive for ASCII). */
+export interface ContextTypesTable {
+  id: string
+  /** Declared COLLATE NOCASE, so equality, the unique index and ORDER BY ignore ASCII case. */
+  name: string
+  summary: string
+  description: string
+  when_to_use: string
+  how_to_generate: string
+  /** The creator's e-mail as it was at creation (CONTRACT §8). */
+  created_by: string
+  /** Who may replace or delete it besides admins. */
+  created_by_user_id: string
+  created_at: string
+  updated_at: string
+}
+
+export type InteractionKind = 'mcp_tool' | 'api_action'
+
+/** One recorded interaction: a native MCP tool call or an API action executed through the platform. Rows are immutable. */
+export interface InteractionsTable {
+  id: string
+  user_id: string
+  kind: InteractionKind
+  /** The application title for API actions, the MCP server name for MCP tool calls: what summaries count by. */
+  api_title: string
+  /** The tool name (mcp_tool) or the operation (api_action). */
+  action: string
+  /** 1 when the call failed (for MCP: result.isError was true). */
+  is_error: number
+  duration_seconds: number | null
+  conversation_id: string | null
+  client_source: string | null
+  user_input: string | null
+  /** JSON text. */
+  arguments: string | null
+  /** JSON text. */
+  result: string | null
+  created_at: string
+}
+
+/**
+ * Interactions per UTC day and api_title, kept exact by triggers on `interactions` (insert adds, delete subtracts) in the
+ * writer's own transaction. Organisation-wide summaries read this instead of the raw rows.
+ */
+export interface InteractionDailyUsageTable {
+  /** YYYY-MM-DD (UTC), the first 10 characters of created_at. */
+  day: string
+  api_title: string
+  n: number
+}
+
+export interface InteractionsTables {
+  user_settings: UserSettingsTable
+  context_types: ContextTypesTable
+  interactions: InteractionsTable
+  interaction_daily_usage: InteractionDailyUsageTable
+}
