@@ -108,7 +108,9 @@ function buildApp({ config, clock, logger, database, license, tenant, jobs, isRe
     ready: isReady,
   })
 
-  const app: Elysia = new Elysia({ name: 'agentbox' })
+  // normalize 'typebox': Elysia's default (exact-mirror) rebuilds a body from the schema before validating it, so `[]`
+  // where an object belongs became `{}` and passed. TypeBox's Clean validates what was sent and still drops unknown fields.
+  const app: Elysia = new Elysia({ name: 'agentbox', normalize: 'typebox' })
   let routes = app
     .use(httpPlatform({ logger, limits: { json: config.bodyLimit, upload: config.uploadBodyLimit } }))
     .use(openApiRoutes(() => app, VERSION))

@@ -26,6 +26,13 @@ const create = async (token: string, body: Record<string, unknown> = {}) => {
   return res.body
 }
 const locs = (body: any) => body.detail.map((d: any) => d.loc.join('.')).sort()
+/** A published agent of `token`'s, for tasks that name one (agent_id is checked against the agents the caller may use). */
+const agentOf = async (token: string, name = 'planner') => {
+  const res = await t.request('POST', '/api/agents', { token, body: { name, description: 'Plans', instructions: 'Plan well.' } })
+  if (res.status !== 201) throw new Error(`agent create failed: ${res.status} ${JSON.stringify(res.body)}`)
+  await t.request('POST', `/api/agents/${name}/publish`, { token, body: {} })
+  return res.body.id as string
+}
 
 describe('POST /api/task', () => {
   test('creates a task (201) with the contract defaults and every spec field', async () => {
@@ -58,7 +65,7 @@ describe('POST /api/task', () => {
     const body = {
       name: 'Weekly',
       prompt: 'Plan the week',
-      agent_id: 'agent-123',
+      agent_id: await agentOf(alice.token),
       chat_model: { provider: 'mock', model: 'mock-large' },
       mentions: [{ type: 'app', id: 'crm' }],
       visibility: 'public',
@@ -135,10 +142,6 @@ describe('POST /api/task', () => {
       expect(res.status).toBe(422)
       expect(res.body.detail).toEqual([{ loc: ['body', 'chat_model', 'provider'], msg: `Model provider "${provider}" is not configured on this server (configured: mock)`, type: 'value_error', input: provider }])
     }
-  })
-
-  test('without the agents capability wired, agent_id is stored as given', async () => {
-    expect((await create(alice.token, { agent_id: 'whatever-agent' })).agent_id).toBe('whatever-agent')
   })
 
   test('thread_id must be one of the creator\'s own threads', async () => {
@@ -237,7 +240,7 @@ describe('PATCH /api/task/{task_id}', () => {
   })
 
   test('renaming does not move next_run; null clears agent_id and chat_model', async () => {
-    const task = await create(alice.token, { agent_id: 'a', chat_model: { provider: 'mock', model: 'm' }, schedule: { frequency: 'daily', hour: '09:00' } })
+    const task = await create(alice.token, { agent_id: await agentOf(alice.token), chat_model: { provider: 'mock', model: 'm' }, schedule: { frequency: 'daily', hour: '09:00' } })
     t.clock.advance(2 * 3600_000)
     const res = await t.request('PATCH', `/api/task/${task.id}`, { token: alice.token, body: { name: 'Renamed', agent_id: null, chat_model: null } })
     expect(res.body).toMatchObject({ name: 'Renamed', agent_id: null, chat_model: null, next_run: task.next_run })

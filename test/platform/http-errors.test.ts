@@ -55,6 +55,18 @@ describe('422 validation errors', () => {
     expect('input' in entry).toBe(false)
   })
 
+  test('a mistyped nested value is refused, not reshaped into a valid one; unknown fields are dropped', async () => {
+    const notObject = await t.request('POST', '/api/user/settings/update', { token: adminToken, body: { personal_context: [] } })
+    expect(notObject.status).toBe(422)
+    expect(notObject.body.detail[0]).toMatchObject({ loc: ['body', 'personal_context'], type: 'model_type' })
+    const notArray = await t.request('POST', '/api/user/settings/update', { token: adminToken, body: { prompt_presets: 'x' } })
+    expect(notArray.status).toBe(422)
+    expect(notArray.body.detail[0]).toMatchObject({ loc: ['body', 'prompt_presets'], type: 'list_type' })
+    const extra = await t.request('POST', '/api/auth/tokens', { token: adminToken, body: { name: 'ci', surprise: { nested: true } } })
+    expect(extra.status).toBe(201)
+    expect(extra.body.surprise).toBeUndefined()
+  })
+
   test('wrong types in a boolean field are bool_type', async () => {
     const me = await t.request('GET', '/api/users', { token: adminToken })
     const res = await t.request('PATCH', `/api/users/${me.body[0].id}`, { token: adminToken, body: { active: 'yes' } })

@@ -12,7 +12,7 @@ const DateTime = t.String({ format: 'date-time' })
 
 const Name = t.String({ minLength: 1, maxLength: 200 })
 const Prompt = t.String({ minLength: 1, maxLength: 32_000 })
-const Mentions = t.Array(t.Object({}, { additionalProperties: true }), { maxItems: 100 })
+const Mentions = t.Array(t.Record(t.String(), t.Unknown()), { maxItems: 100 })
 const ChatModelInput = t.Object({
   provider: t.String({ minLength: 1, maxLength: 50, description: 'mock, openai or anthropic; must be configured on this server' }),
   model: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Defaults to AGENTBOX_LLM_MODEL for the default provider' })),
@@ -59,7 +59,7 @@ export const Task = t.Object({
   created_by: t.String({ description: "The creator's e-mail" }),
   agent_id: t.Union([t.String(), t.Null()]),
   chat_model: t.Union([t.Object({ provider: t.String(), model: t.String() }), t.Null()], { description: 'null: the instance default model' }),
-  mentions: t.Array(t.Object({}, { additionalProperties: true })),
+  mentions: t.Array(t.Record(t.String(), t.Unknown())),
   visibility: Visibility,
   schedule: t.Object({
     frequency: Frequency,
