@@ -1,7 +1,48 @@
-// The workflows capability as the server wires it.
+// The workflows capability as the server wires it: routes, gate-timeout sweep, retention pruning, crash recovery at boot.
 import { Elysia } from 'elysia'
+import type { DatabaseHandle } from '../../platform/db/database.ts'
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import { ModelProviders } from '../../llm/registry.ts'
+import { orgRoutes } from './org-routes.ts'
+import { readOrgSettings } from './org-settings.ts'
+import { workflowRoutes } from './routes.ts'
+import { WorkflowRuns } from './runs/service.ts'
 
-export function createWorkflowsModule(_ctx: ModuleContext): CapabilityModule {
-  return { routes: new Elysia({ name: 'workflows-routes' }) }
+export interface WorkflowsModule extends CapabilityModule {
+  readonly runs: WorkflowRuns
+  /** One retention pass with the org's retention_days; returns how many runs were pruned. */
+  prune(): Promise<number>
+}
+
+const GATE_SWEEP_MS = 30_000
+const PRUNE_MS = 3_600_000
+
+/** Test hook: tests reach a server's workflow runs (gate sweep, pruning) by its database handle, as with tasks. */
+const byDatabase = new WeakMap<DatabaseHandle, WorkflowsModule>()
+export const workflowsModuleOf = (database: DatabaseHandle): WorkflowsModule | undefined => byDatabase.get(database)
+
+export function createWorkflowsModule(ctx: ModuleContext): WorkflowsModule {
+  const { database, clock, logger, guard, config, jobs } = ctx
+  const runs = new WorkflowRuns({ db: database.db, clock, logger, providers: new ModelProviders(config.llm) })
+  const store = { db: database.db, clock }
+  const prune = async () => runs.pruneFinished((await readOrgSettings(database.db)).workflow_retention_days)
+  const module: WorkflowsModule = {
+    routes: new Elysia({ name: 'workflows' }).use(workflowRoutes(guard, store, runs)).use(orgRoutes(guard, database, clock)),
+    runs,
+    prune,
+    async start() {
+      const interrupted = await runs.recoverInterrupted()
+      if (interrupted > 0) logger.warn('workflow runs interrupted by the last shutdown were marked failed', { runs: interrupted })
+      jobs.every('workflow gate timeouts', GATE_SWEEP_MS, async () => {
+        const expired = await runs.expireGates()
+        if (expired > 0) logger.info('workflow approval gates timed out', { runs: expired })
+      })
+      jobs.every('workflow retention', PRUNE_MS, async () => {
+        const pruned = await prune()
+        if (pruned > 0) logger.info('workflow runs pruned', { runs: pruned })
+      })
+    },
+  }
+  byDatabase.set(database, module)
+  return module
 }

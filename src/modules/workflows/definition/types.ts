@@ -1,0 +1,81 @@
+// The workflow definition as stored in the agent document (CONTRACT §10) and the node types with their ports.
+
+export const NODE_TYPES = ['agentbox.set', 'agentbox.if', 'agentbox.map', 'agentbox.join', 'agentbox.llm', 'agentbox.approval', 'agentbox.output'] as const
+export type NodeType = (typeof NODE_TYPES)[number]
+export type OnError = 'stop' | 'continue' | 'error_output'
+
+export interface RetryPolicy {
+  max_tries?: number
+  wait_ms?: number
+  backoff?: 'fixed' | 'exponential'
+}
+
+export interface WorkflowNode {
+  id: string
+  type: NodeType
+  name?: string
+  params?: Record<string, unknown>
+  on_error?: OnError
+  retry?: RetryPolicy
+}
+
+export interface Connection {
+  from: string
+  port?: string
+  to: string
+}
+
+export interface WorkflowSettings {
+  /** Run-wide limit on running time, waiting for a human excluded. */
+  timeout_s?: number
+  /** Run-wide limit on executed steps, map iterations included. */
+  max_steps?: number
+}
+
+export interface WorkflowDefinition {
+  nodes: WorkflowNode[]
+  connections: Connection[]
+  settings?: WorkflowSettings
+}
+
+/** A workflow as stored in the draft's `workflows` part: a stable id that survives publish and restore. */
+export interface StoredWorkflow {
+  id: string
+  name: string
+  definition: WorkflowDefinition
+  created_at: string
+  updated_at: string
+}
+
+/** Ports each node type emits on; the first is the default when a connection names none. */
+export const PORTS: Readonly<Record<NodeType, readonly string[]>> = {
+  'agentbox.set': ['main', 'error'],
+  'agentbox.llm': ['main', 'error'],
+  'agentbox.if': ['true', 'false', 'error'],
+  'agentbox.map': ['loop', 'done', 'error'],
+  'agentbox.join': ['main'],
+  'agentbox.approval': ['approved', 'rejected', 'timeout'],
+  'agentbox.output': [],
+}
+
+/** Node types whose ports are alternatives: exactly one of them fires per activation (what makes branches exclusive). */
+export const EXCLUSIVE_PORTS: ReadonlySet<NodeType> = new Set(['agentbox.if', 'agentbox.approval', 'agentbox.set', 'agentbox.llm'])
+
+/** Node types that can fail a step and so take on_error / retry. */
+export const FALLIBLE: ReadonlySet<NodeType> = new Set(['agentbox.set', 'agentbox.llm', 'agentbox.if', 'agentbox.map', 'agentbox.output'])
+
+export const LIMITS = Object.freeze({
+  nodes: 500,
+  connections: 2000,
+  maxStepsDefault: 2000,
+  maxStepsCap: 100_000,
+  timeoutDefaultS: 3600,
+  timeoutCapS: 86_400,
+  mapItemsCap: 10_000,
+  gateTimeoutDefaultS: 72 * 3600,
+  gateTimeoutCapS: 30 * 86_400,
+  retryTriesCap: 5,
+  retryWaitCapMs: 60_000,
+})
+
+export const portOf = (node: WorkflowNode, connection: Connection): string => connection.port ?? PORTS[node.type][0] ?? 'main'

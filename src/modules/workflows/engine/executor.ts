@@ -1,0 +1,433 @@
+// The in-process engine: runs a definition's graph step by step, pauses at a gate with a serialisable state, resumes from it.
+import { isoTime, type Clock } from '../../../platform/clock.ts'
+import { ExpressionError } from '../expr/errors.ts'
+import type { Scope } from '../expr/evaluate.ts'
+import { resolveValue } from '../expr/template.ts'
+import { cloneJson } from '../expr/values.ts'
+import { graphOf, type Edge, type WorkflowGraph } from '../definition/graph.ts'
+import { LIMITS, type WorkflowDefinition, type WorkflowNode } from '../definition/types.ts'
+import { RunAbort, StepError, StepFailure, type StepErrorInfo } from './errors.ts'
+import { mergePatch } from './merge-patch.ts'
+import { runNode, type NodeResult } from './nodes.ts'
+import type { Decision, StepTrace } from './trace.ts'
+
+export interface RunInfo {
+  id: string
+  input: unknown
+  started_at: string
+  starter: string
+  dry_run: boolean
+  workflow: { id: string; name: string; version: number | null; agent: string }
+}
+
+export interface LlmCall {
+  provider?: string
+  model?: string
+  system?: string
+  prompt: string
+}
+
+/** What the engine needs from outside: time, models, the cancel flag and (dry runs) the caller's step data. */
+export interface EngineHost {
+  clock: Clock
+  callLlm(call: LlmCall): Promise<{ text: string; provider: string; model: string }>
+  isCancelled(): boolean
+  /** Dry runs only: outputs for llm steps and decisions for gates, by node id. */
+  stepData: Record<string, unknown> | null
+  onTrace(trace: StepTrace): void
+  /** Waits between retries; tests replace it. */
+  sleep(ms: number): Promise<void>
+}
+
+interface Activation {
+  node: string
+  json: unknown
+}
+
+/** Everything needed to continue a run: JSON only, so it is the approval checkpoint as stored. */
+export interface EngineState {
+  queue: Activation[]
+  outputs: Record<string, unknown>
+  edges: Record<number, 'delivered' | 'skipped'>
+  joins: Record<string, Record<string, unknown>>
+  settled: string[]
+  result: unknown
+  steps: number
+  seq: number
+  active_ms: number
+}
+
+export interface PendingGate {
+  gate_id: string
+  message: string
+  data: unknown
+  timeout_s: number
+}
+
+export type RunError = { code: string; message: string; node_id?: string }
+
+export type Outcome =
+  | { kind: 'finished'; status: 'succeeded' | 'failed' | 'rejected' | 'cancelled'; result: unknown; error: RunError | null; state: EngineState }
+  | { kind: 'paused'; gate: PendingGate; state: EngineState }
+
+export interface GateDecision {
+  decision: 'approve' | 'reject' | 'timeout'
+  edits?: Record<string, unknown>
+  reason?: string
+  decided_by: string | null
+  decided_at: string
+  channel: Decision['channel']
+}
+
+/** A map body's or the top level's bookkeeping. Only the top frame is ever paused, so only its fields are stored. */
+class Frame {
+  readonly queue: Activation[] = []
+  readonly edges: Record<number, 'delivered' | 'skipped'> = {}
+  readonly joins: Record<string, Record<string, unknown>> = {}
+  readonly settled = new Set<string>()
+  readonly steps: Record<string, { json: unknown }> = {}
+  iterationResult: unknown = null
+  constructor(
+    readonly owner: string | undefined,
+    readonly iteration: number[],
+    readonly item: { value: unknown; index: number } | null,
+    parentSteps: Record<string, { json: unknown }> | null,
+  ) {
+    if (parentSteps) Object.assign(this.steps, parentSteps)
+  }
+}
+
+/** Dry-run reject with no rejected port: ends the run `rejected`, like a real reject. */
+class RejectedSignal {}
+
+class PauseSignal {
+  constructor(readonly gate: PendingGate) {}
+}
+
+export class WorkflowExecutor {
+  readonly #graph: WorkflowGraph
+  readonly #maxSteps: number
+  readonly #timeoutMs: number
+  #segmentStart = 0
+  #state!: EngineState
+
+  constructor(readonly definition: WorkflowDefinition, readonly run: RunInfo, readonly host: EngineHost) {
+    this.#graph = graphOf(definition)
+    this.#maxSteps = definition.settings?.max_steps ?? LIMITS.maxStepsDefault
+    this.#timeoutMs = (definition.settings?.timeout_s ?? LIMITS.timeoutDefaultS) * 1000
+  }
+
+  /** Starts a run: every top-level node without incoming connections gets the run input as $json. */
+  async start(): Promise<Outcome> {
+    const frame = new Frame(undefined, [], null, null)
+    for (const node of this.#graph.nodes.values()) {
+      if (this.#graph.owner.has(node.id)) continue
+      if (this.#graph.inEdges(node.id).length === 0) frame.queue.push({ node: node.id, json: cloneJson(this.run.input) })
+    }
+    this.#state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0 }
+    return this.#drive(frame)
+  }
+
+  /** Continues from a checkpoint with the human's (or the timeout's) decision on the pending gate. */
+  async resume(state: EngineState, gate: { gate_id: string; data: unknown }, decision: GateDecision): Promise<Outcome> {
+    this.#state = state
+    const frame = this.#restore(state)
+    this.#segmentStart = this.host.clock.now()
+    const node = this.#graph.nodes.get(gate.gate_id)!
+    const output = gateOutput(gate.data, decision)
+    const port = decision.decision === 'approve' ? 'approved' : decision.decision === 'reject' ? 'rejected' : 'timeout'
+    const started = isoTime(this.host.clock.now())
+    this.#trace(frame, node, { started, input: gate.data, params: null, output, status: 'succeeded', port, decision: toDecision(decision) })
+    if (port !== 'approved' && this.#graph.outEdges(node.id).every((e) => e.port !== port)) {
+      state.active_ms += this.host.clock.now() - this.#segmentStart
+      if (port === 'rejected') return { kind: 'finished', status: 'rejected', result: state.result, error: null, state }
+      return { kind: 'finished', status: 'failed', result: state.result, error: { code: 'approval_timeout', message: `Nobody decided on approval gate '${node.id}' in time`, node_id: node.id }, state }
+    }
+    this.#emit(frame, node.id, port, output)
+    return this.#drive(frame, true)
+  }
+
+  async #drive(frame: Frame, resumed = false): Promise<Outcome> {
+    if (!resumed) this.#segmentStart = this.host.clock.now()
+    const state = this.#state
+    try {
+      await this.#runFrame(frame)
+      this.#save(frame)
+      state.active_ms += this.host.clock.now() - this.#segmentStart
+      return { kind: 'finished', status: 'succeeded', result: state.result, error: null, state }
+    } catch (signal) {
+      this.#save(frame)
+      state.active_ms += this.host.clock.now() - this.#segmentStart
+      if (signal instanceof PauseSignal) return { kind: 'paused', gate: signal.gate, state }
+      if (signal instanceof RejectedSignal) return { kind: 'finished', status: 'rejected', result: state.result, error: null, state }
+      if (signal instanceof RunAbort) {
+        const status = signal.code === 'cancelled' ? 'cancelled' : 'failed'
+        return { kind: 'finished', status, result: state.result, error: status === 'cancelled' ? null : { code: signal.code, message: signal.message }, state }
+      }
+      if (signal instanceof StepFailure) {
+        return { kind: 'finished', status: 'failed', result: state.result, error: { code: signal.info.code, message: signal.info.message, node_id: signal.info.node_id }, state }
+      }
+      throw signal
+    }
+  }
+
+  #save(frame: Frame): void {
+    const state = this.#state
+    state.queue = frame.queue
+    state.edges = frame.edges
+    state.joins = frame.joins
+    state.settled = [...frame.settled]
+    state.outputs = Object.fromEntries(Object.entries(frame.steps).map(([id, v]) => [id, v.json]))
+  }
+
+  #restore(state: EngineState): Frame {
+    const frame = new Frame(undefined, [], null, null)
+    frame.queue.push(...state.queue)
+    Object.assign(frame.edges, state.edges)
+    Object.assign(frame.joins, state.joins)
+    for (const id of state.settled) frame.settled.add(id)
+    for (const [id, json] of Object.entries(state.outputs)) frame.steps[id] = { json }
+    return frame
+  }
+
+  async #runFrame(frame: Frame): Promise<void> {
+    while (frame.queue.length) {
+      this.#checkLimits()
+      const activation = frame.queue.shift()!
+      const node = this.#graph.nodes.get(activation.node)!
+      if (node.type === 'agentbox.approval') {
+        await this.#gate(frame, node, activation.json)
+        continue
+      }
+      await this.#step(frame, node, activation.json)
+    }
+  }
+
+  #checkLimits(): void {
+    if (this.host.isCancelled()) throw new RunAbort('cancelled', 'The run was cancelled')
+    if (this.#state.steps >= this.#maxSteps) throw new RunAbort('max_steps_exceeded', `The run stopped after ${this.#maxSteps} steps (settings.max_steps)`)
+    if (this.#state.active_ms + (this.host.clock.now() - this.#segmentStart) > this.#timeoutMs) {
+      throw new RunAbort('run_timeout', `The run took longer than ${this.#timeoutMs / 1000} s (settings.timeout_s)`)
+    }
+  }
+
+  #scope(frame: Frame, json: unknown): Scope {
+    return {
+      $json: json,
+      $steps: frame.steps,
+      $run: { id: this.run.id, input: this.run.input, started_at: this.run.started_at, starter: this.run.starter, dry_run: this.run.dry_run },
+      $workflow: this.run.workflow,
+      $item: frame.item?.value ?? null,
+      $index: frame.item?.index ?? null,
+      $now: isoTime(this.host.clock.now()),
+    }
+  }
+
+  async #gate(frame: Frame, node: WorkflowNode, json: unknown): Promise<void> {
+    this.#state.steps++
+    const scope = this.#scope(frame, json)
+    let message = ''
+    try {
+      message = String(resolveValue(node.params?.message ?? '', scope) ?? '')
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error
+      message = `(message could not be resolved: ${error.message})`
+    }
+    const started = isoTime(this.host.clock.now())
+    if (!this.host.stepData) {
+      this.#trace(frame, node, { started, input: json, params: { message }, output: null, status: 'waiting_human', port: null })
+      throw new PauseSignal({ gate_id: node.id, message, data: json, timeout_s: (node.params?.timeout_s as number | undefined) ?? LIMITS.gateTimeoutDefaultS })
+    }
+    // Dry run: decide from step_data (default approve), exactly as a resume would, without pausing.
+    const given = (this.host.stepData[node.id] ?? {}) as { decision?: string; edits?: Record<string, unknown>; reason?: string }
+    const decision: GateDecision = {
+      decision: given.decision === 'reject' ? 'reject' : given.decision === 'timeout' ? 'timeout' : 'approve',
+      edits: given.edits,
+      reason: given.reason,
+      decided_by: this.run.starter,
+      decided_at: started,
+      channel: 'dry_run',
+    }
+    const output = gateOutput(json, decision)
+    const port = decision.decision === 'approve' ? 'approved' : decision.decision === 'reject' ? 'rejected' : 'timeout'
+    this.#trace(frame, node, { started, input: json, params: { message }, output, status: 'succeeded', port, decision: toDecision(decision), simulated: true })
+    if (port !== 'approved' && this.#graph.outEdges(node.id).every((e) => e.port !== port)) {
+      if (port === 'rejected') throw new RejectedSignal()
+      throw new StepFailure({ code: 'approval_timeout', message: `Nobody decided on approval gate '${node.id}' in time`, node_id: node.id, attempt: 1, retryable: false })
+    }
+    this.#emit(frame, node.id, port, output)
+  }
+
+  async #step(frame: Frame, node: WorkflowNode, json: unknown): Promise<void> {
+    this.#state.steps++
+    const startedMs = this.host.clock.now()
+    const started = isoTime(startedMs)
+    const maxTries = node.type === 'agentbox.llm' ? (node.retry?.max_tries ?? 1) : 1
+    const attempts: StepTrace['attempts'] = []
+    let params: unknown = null
+    for (let attempt = 1; ; attempt++) {
+      try {
+        params = resolveValue(node.params ?? {}, this.#scope(frame, json))
+        const result: NodeResult = await runNode(node, params as Record<string, unknown>, json, {
+          host: this.host,
+          runMap: (items) => this.#runMap(frame, node, items),
+        })
+        if (result.result !== undefined) this.#state.result = result.result
+        this.#trace(frame, node, { started, input: json, params, output: result.json, status: 'succeeded', port: result.port, attempts, simulated: result.simulated })
+        if (result.port) this.#emit(frame, node.id, result.port, result.json)
+        else this.#emit(frame, node.id, null, null)
+        return
+      } catch (error) {
+        if (error instanceof RunAbort || error instanceof PauseSignal || error instanceof RejectedSignal) throw error
+        const info = toErrorInfo(error, node.id, attempt)
+        attempts.push({ n: attempt, error: { code: info.code, message: info.message, retryable: info.retryable } })
+        if (info.retryable && attempt < maxTries) {
+          const wait = node.retry?.wait_ms ?? 1000
+          await this.host.sleep(node.retry?.backoff === 'exponential' ? wait * 2 ** (attempt - 1) : wait)
+          this.#checkLimits()
+          continue
+        }
+        this.#trace(frame, node, { started, input: json, params, output: null, status: 'failed', port: null, attempts, error: info })
+        const onError = node.on_error ?? 'stop'
+        if (onError === 'stop') throw new StepFailure(info)
+        const errorJson = { error: { code: info.code, message: info.message, node_id: node.id } }
+        this.#emit(frame, node.id, onError === 'continue' ? (node.type === 'agentbox.if' ? 'false' : node.type === 'agentbox.map' ? 'done' : 'main') : 'error', errorJson)
+        return
+      }
+    }
+  }
+
+  /** One child frame per item, run in order; results come back in input order, whatever on_item_error drops or nulls. */
+  async #runMap(frame: Frame, node: WorkflowNode, items: unknown[]): Promise<unknown[]> {
+    const mode = (node.params?.on_item_error as string | undefined) ?? 'stop'
+    const loopEdges = this.#graph.outEdges(node.id).filter((e) => e.port === 'loop')
+    const results: unknown[] = []
+    for (let index = 0; index < items.length; index++) {
+      const item = cloneJson(items[index])
+      if (loopEdges.length === 0) {
+        results.push(item)
+        continue
+      }
+      const child = new Frame(node.id, [...frame.iteration, index], { value: item, index }, frame.steps)
+      for (const e of loopEdges) child.queue.push({ node: e.to, json: item })
+      try {
+        await this.#runFrame(child)
+        results.push(child.iterationResult)
+      } catch (error) {
+        if (!(error instanceof StepFailure)) throw error
+        if (mode === 'stop') throw new StepError('item_failed', `Item ${index} failed at '${error.info.node_id}': ${error.info.message}`)
+        if (mode === 'null') results.push(null)
+      }
+    }
+    return results
+  }
+
+  /** Delivers on `port` and skips every other outgoing connection, so joins and nodes down untaken branches settle. */
+  #emit(frame: Frame, nodeId: string, port: string | null, json: unknown): void {
+    if (port !== null) frame.steps[nodeId] = { json }
+    for (const e of this.#frameEdgesFrom(frame, nodeId)) {
+      if (e.port === port) this.#deliver(frame, e, json)
+      else this.#skipEdge(frame, e)
+    }
+    if (frame.owner && port !== null) for (const e of this.#graph.backEdgesFrom(nodeId)) if (e.to === frame.owner && e.port === port) frame.iterationResult = json
+  }
+
+  #frameEdgesFrom(frame: Frame, nodeId: string): Edge[] {
+    return this.#graph.outEdges(nodeId).filter((e) => this.#graph.owner.get(e.to) === frame.owner)
+  }
+
+  #frameEdgesTo(frame: Frame, nodeId: string): Edge[] {
+    return this.#graph.inEdges(nodeId).filter((e) => this.#graph.owner.get(e.from) === frame.owner)
+  }
+
+  #deliver(frame: Frame, e: Edge, json: unknown): void {
+    frame.edges[e.index] = 'delivered'
+    const target = this.#graph.nodes.get(e.to)!
+    if (target.type === 'agentbox.join') {
+      ;(frame.joins[e.to] ??= {})[e.from] = json
+      this.#settleJoin(frame, e.to)
+    } else frame.queue.push({ node: e.to, json })
+  }
+
+  #skipEdge(frame: Frame, e: Edge): void {
+    if (frame.edges[e.index]) return
+    frame.edges[e.index] = 'skipped'
+    const target = this.#graph.nodes.get(e.to)!
+    if (target.type === 'agentbox.join') return this.#settleJoin(frame, e.to)
+    if (this.#frameEdgesTo(frame, e.to).every((i) => frame.edges[i.index] === 'skipped')) this.#skipNode(frame, e.to)
+  }
+
+  /** A join fires once every inbound branch delivered or was skipped; it is skipped itself when all were. */
+  #settleJoin(frame: Frame, joinId: string): void {
+    if (frame.settled.has(joinId)) return
+    const inbound = this.#frameEdgesTo(frame, joinId)
+    if (!inbound.every((e) => frame.edges[e.index])) return
+    frame.settled.add(joinId)
+    if (inbound.every((e) => frame.edges[e.index] === 'skipped')) return this.#skipNode(frame, joinId)
+    const received = frame.joins[joinId] ?? {}
+    const output: Record<string, unknown> = {}
+    for (const e of inbound) if (frame.edges[e.index] === 'delivered' && Object.hasOwn(received, e.from)) output[e.from] = received[e.from]
+    frame.queue.push({ node: joinId, json: output })
+  }
+
+  #skipNode(frame: Frame, nodeId: string): void {
+    const node = this.#graph.nodes.get(nodeId)!
+    const now = isoTime(this.host.clock.now())
+    this.#trace(frame, node, { started: now, input: null, params: null, output: null, status: 'skipped', port: null })
+    for (const e of this.#frameEdgesFrom(frame, nodeId)) this.#skipEdge(frame, e)
+  }
+
+  #trace(
+    frame: Frame,
+    node: WorkflowNode,
+    t: { started: string; input: unknown; params: unknown; output: unknown; status: StepTrace['status']; port: string | null; attempts?: StepTrace['attempts']; error?: StepErrorInfo; decision?: Decision; simulated?: boolean },
+  ): void {
+    const finishedMs = this.host.clock.now()
+    this.host.onTrace({
+      node_id: node.id,
+      node_type: node.type,
+      name: node.name ?? null,
+      iteration: frame.iteration,
+      seq: ++this.#state.seq,
+      status: t.status,
+      port: t.port,
+      started_at: t.started,
+      finished_at: isoTime(finishedMs),
+      duration_ms: Math.max(0, finishedMs - Date.parse(t.started)),
+      attempts: t.attempts ?? [],
+      input: t.input,
+      params_resolved: t.params,
+      output: t.output,
+      error: t.error ?? null,
+      decision: t.decision ?? null,
+      simulated: t.simulated ?? false,
+    })
+  }
+}
+
+
+function toErrorInfo(error: unknown, nodeId: string, attempt: number): StepErrorInfo {
+  if (error instanceof StepError) return { code: error.code, message: error.message, node_id: nodeId, attempt, retryable: error.retryable }
+  if (error instanceof ExpressionError) return { code: error.code, message: error.message, node_id: nodeId, attempt, retryable: false }
+  if (error instanceof StepFailure) return { ...error.info, node_id: nodeId, attempt }
+  throw error
+}
+
+/** The gate's output: its $json (edits merged on approve) plus `_approval`, under a reserved key so user fields stay intact. */
+export function gateOutput(data: unknown, decision: GateDecision): unknown {
+  const base = decision.decision === 'approve' && decision.edits ? mergeEdits(data, decision.edits) : cloneJson(data)
+  const approval: Record<string, unknown> = { decision: decision.decision, decided_by: decision.decided_by, decided_at: decision.decided_at, channel: decision.channel }
+  if (decision.reason !== undefined) approval.reason = decision.reason
+  if (decision.edits) approval.edited_keys = Object.keys(decision.edits)
+  const object = base !== null && typeof base === 'object' && !Array.isArray(base) ? (base as Record<string, unknown>) : { value: base }
+  return { ...object, _approval: approval }
+}
+
+const mergeEdits = (data: unknown, edits: Record<string, unknown>) => mergePatch(data, edits)
+
+function toDecision(decision: GateDecision): Decision {
+  const out: Decision = { decision: decision.decision, decided_by: decision.decided_by, decided_at: decision.decided_at, channel: decision.channel }
+  if (decision.reason !== undefined) out.reason = decision.reason
+  if (decision.edits) out.edited_keys = Object.keys(decision.edits)
+  return out
+}

@@ -1,0 +1,30 @@
+// /api/org/settings (workflow recording and retention) and /api/audit: admin only.
+import { Elysia, t } from 'elysia'
+import type { AuthGuard } from '../../platform/auth/guard.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { DatabaseHandle } from '../../platform/db/database.ts'
+import { listAudit, readOrgSettings, updateOrgSettings } from './org-settings.ts'
+import { AuditEntry, AuditQuery, OrgSettings, OrgSettingsBody } from './schema.ts'
+
+export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clock) {
+  const tags = ['org settings']
+  return new Elysia({ name: 'workflow-org-routes' })
+    .use(guard)
+    .get('/api/org/settings', () => readOrgSettings(database.db), {
+      auth: 'admin',
+      response: { 200: OrgSettings },
+      detail: { tags, summary: 'Organisation settings: workflow recording mode and run retention' },
+    })
+    .put('/api/org/settings', ({ principal, body }) => updateOrgSettings(database.db, clock, principal.userId, body), {
+      auth: 'admin',
+      body: OrgSettingsBody,
+      response: { 200: OrgSettings },
+      detail: { tags, summary: 'Change organisation settings (audited); new runs pin the recording mode at start' },
+    })
+    .get('/api/audit', ({ query }) => listAudit(database.db, query), {
+      auth: 'admin',
+      query: AuditQuery,
+      response: { 200: t.Array(AuditEntry) },
+      detail: { tags: ['audit'], summary: 'The audit log, newest first: approval decisions and setting changes' },
+    })
+}

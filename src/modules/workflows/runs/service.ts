@@ -1,0 +1,327 @@
+// Workflow runs: start (real or dry), resume at a gate, cancel, history, gate timeouts, crash recovery and retention.
+import type { Kysely } from 'kysely'
+import type { Principal } from '../../../platform/auth/principal.ts'
+import { isoTime, type Clock } from '../../../platform/clock.ts'
+import type { Database } from '../../../platform/db/schema.ts'
+import type { RunStatus } from '../../../platform/db/tables/workflows.ts'
+import { conflict, forbidden, notFound, validationFailed } from '../../../platform/http/http-error.ts'
+import { newId, sha256Hex } from '../../../platform/ids.ts'
+import type { Logger } from '../../../platform/log.ts'
+import type { ModelProviders } from '../../../llm/registry.ts'
+import { authorizeAgent, readDraft, readLive } from '../../agents/service.ts'
+import { WORKFLOW_NOT_FOUND } from '../definitions.ts'
+import type { StoredWorkflow, WorkflowDefinition } from '../definition/types.ts'
+import { isReservedKey } from '../expr/errors.ts'
+import { isPlainObject } from '../expr/values.ts'
+import { WorkflowExecutor, type EngineState, type GateDecision, type Outcome, type RunInfo } from '../engine/executor.ts'
+import { MAX_EDITS_CHARS } from '../engine/merge-patch.ts'
+import type { StepTrace } from '../engine/trace.ts'
+import { readOrgSettings, writeAudit } from '../org-settings.ts'
+import { engineHost, type CancelHandle } from './host.ts'
+import { finishRun, insertRunningRow, pauseRun, type RunMeta } from './store.ts'
+import { runRowView, stepRowView, type RunView } from './views.ts'
+
+export const RUN_NOT_FOUND = 'Run not found'
+export const NOT_STARTER = 'Only the person who started this run can decide its approval gate'
+
+export interface StartRunInput {
+  input?: unknown
+  dry_run?: boolean
+  include_data?: boolean
+  step_data?: unknown
+  version?: 'live' | 'draft'
+}
+
+export interface ResumeInput {
+  decision: 'approve' | 'reject'
+  edits?: unknown
+  reason?: string
+  include_data?: boolean
+}
+
+export interface RunsDeps {
+  db: Kysely<Database>
+  clock: Clock
+  logger: Logger
+  providers: ModelProviders
+}
+
+const PRUNE_BATCH = 500
+const EXPIRY_BATCH = 100
+
+export class WorkflowRuns {
+  readonly #active = new Map<string, CancelHandle>()
+  constructor(readonly deps: RunsDeps) {}
+
+  #now = () => isoTime(this.deps.clock.now())
+
+  async start(principal: Principal, agentName: string, workflowId: string, body: StartRunInput): Promise<RunView> {
+    const dry = body.dry_run === true
+    if (body.step_data !== undefined && !isPlainObject(body.step_data)) throw validationFailed({ loc: ['body', 'step_data'], msg: 'step_data must be an object keyed by node id', type: 'model_type' })
+    if (body.step_data !== undefined && !dry) throw validationFailed({ loc: ['body', 'step_data'], msg: 'step_data is only accepted with dry_run: true', type: 'value_error' })
+    const source = body.version ?? 'live'
+    const { db } = this.deps
+    const agent = await authorizeAgent(db, agentName, principal, source === 'draft' ? 'own' : 'use', 'Only owners can run the draft of this agent')
+    let workflows: StoredWorkflow[] = []
+    let version: number | null = null
+    if (source === 'draft') workflows = ((await readDraft(db, agent.id))?.workflows ?? []) as unknown as StoredWorkflow[]
+    else {
+      const live = await readLive(db, agent.id)
+      workflows = (live?.document.workflows ?? []) as unknown as StoredWorkflow[]
+      version = live?.version ?? null
+    }
+    const workflow = workflows.find((w) => w.id === workflowId)
+    if (!workflow) throw notFound(source === 'live' ? `${WORKFLOW_NOT_FOUND} in the live version` : WORKFLOW_NOT_FOUND)
+
+    const recording = dry ? 'disabled' : (await readOrgSettings(db)).workflow_recording
+    const info: RunInfo = {
+      id: newId(), input: body.input ?? null, started_at: this.#now(), starter: principal.userId, dry_run: dry,
+      workflow: { id: workflow.id, name: workflow.name, version, agent: agent.name },
+    }
+    const meta: RunMeta = { info, agentId: agent.id, source, definitionHash: sha256Hex(JSON.stringify(workflow.definition)), recording }
+    const traces: StepTrace[] = []
+    const handle: CancelHandle = { cancelled: false, agentId: agent.id, starterId: principal.userId }
+    const executor = new WorkflowExecutor(workflow.definition, info, engineHost(this.deps.clock, this.deps.providers, handle, dry ? ((body.step_data ?? {}) as Record<string, unknown>) : null, traces))
+    if (dry) {
+      const outcome = await this.#execute(info.id, () => executor.start())
+      return this.#view(meta, outcome, outcome.kind === 'finished' ? outcome.status : 'waiting_human', null, traces, body.include_data)
+    }
+    if (recording !== 'disabled') await insertRunningRow(db, meta, info.started_at)
+    this.#active.set(info.id, handle)
+    try {
+      const outcome = await this.#execute(info.id, () => executor.start())
+      return await this.#settle(meta, workflow.definition, outcome, traces, body.include_data)
+    } finally {
+      this.#active.delete(info.id)
+    }
+  }
+
+  /** A bug in a node must not leave a run `running` forever: it fails the run with `internal_error` and is logged. */
+  async #execute(runId: string, work: () => Promise<Outcome>): Promise<Outcome> {
+    try {
+      return await work()
+    } catch (error) {
+      this.deps.logger.error('workflow run failed unexpectedly', { run_id: runId, error: (error as Error).message, stack: (error as Error).stack })
+      const state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0 }
+      return { kind: 'finished', status: 'failed', result: null, error: { code: 'internal_error', message: 'Internal error while running the workflow' }, state }
+    }
+  }
+
+  async #settle(meta: RunMeta, definition: WorkflowDefinition, outcome: Outcome, traces: StepTrace[], includeData?: boolean): Promise<RunView> {
+    const now = this.#now()
+    if (outcome.kind === 'paused') {
+      const expiresAt = isoTime(this.deps.clock.now() + outcome.gate.timeout_s * 1000)
+      const waiting = await pauseRun(this.deps.db, meta, definition, outcome.gate, outcome.state, traces, now, expiresAt)
+      const view = this.#view(meta, outcome, waiting ? 'waiting_human' : 'cancelled', null, traces, includeData)
+      if (waiting) view.waiting = { gate_id: outcome.gate.gate_id, message: outcome.gate.message, since: now, expires_at: expiresAt, data: outcome.gate.data }
+      else view.finished_at = now
+      return view
+    }
+    const status = await finishRun(this.deps.db, meta, outcome.status, outcome.result, outcome.error, traces, now)
+    return this.#view(meta, outcome, status, now, traces, includeData)
+  }
+
+  #view(meta: RunMeta, outcome: Outcome, status: RunStatus, finishedAt: string | null, traces: StepTrace[], includeData?: boolean): RunView {
+    const { info } = meta
+    const view: RunView = {
+      run_id: info.id, agent: info.workflow.agent, workflow_id: info.workflow.id, workflow_name: info.workflow.name, version: info.workflow.version,
+      source: meta.source, status, dry_run: info.dry_run, recording: info.dry_run ? null : meta.recording, starter_id: info.starter,
+      result: outcome.kind === 'finished' && status !== 'cancelled' ? (outcome.result ?? null) : null,
+      error: outcome.kind === 'finished' && status === outcome.status ? outcome.error : null,
+      started_at: info.started_at, finished_at: outcome.kind === 'finished' ? (finishedAt ?? this.#now()) : null, waiting: null,
+    }
+    if (includeData) view.steps = traces
+    return view
+  }
+
+  /** The run as `principal` may see it: 404 for unknown runs, other agents' runs and members' runs of others. */
+  async #visibleRun(principal: Principal, agentName: string, runId: string) {
+    const agent = await authorizeAgent(this.deps.db, agentName, principal, 'use')
+    const row = await this.deps.db.selectFrom('workflow_runs').selectAll().where('id', '=', runId).where('agent_id', '=', agent.id).executeTakeFirst()
+    if (!row || (principal.role !== 'admin' && row.starter_id !== principal.userId)) throw notFound(RUN_NOT_FOUND)
+    return { agent, row }
+  }
+
+  async resume(principal: Principal, agentName: string, runId: string, body: ResumeInput, channel: GateDecision['channel'] = 'api'): Promise<RunView> {
+    const { db, clock } = this.deps
+    const { agent, row } = await this.#visibleRun(principal, agentName, runId)
+    if (row.starter_id !== principal.userId) throw forbidden(NOT_STARTER)
+    checkResumeBody(body)
+    if (row.status !== 'waiting_human') throw conflict(`Run is ${row.status}, not waiting for approval`)
+    const checkpoint = await db.selectFrom('workflow_checkpoints').selectAll().where('run_id', '=', runId).executeTakeFirst()
+    if (!checkpoint) throw conflict(`Run is ${row.status}, not waiting for approval`)
+    if (Date.parse(checkpoint.expires_at) <= clock.now()) {
+      const status = await this.#expire(runId)
+      throw conflict(`Run is ${status ?? 'no longer waiting'}: its approval gate timed out`)
+    }
+    const decidedAt = this.#now()
+    const claimed = await db.transaction().execute(async (trx) => {
+      // Compare-and-set: of two concurrent resumes (a double click), exactly one moves the run; the other gets 409.
+      const moved = await trx.updateTable('workflow_runs').set({ status: 'running', pending_gate: null, updated_at: decidedAt }).where('id', '=', runId).where('status', '=', 'waiting_human').executeTakeFirst()
+      if (Number(moved.numUpdatedRows) !== 1) return false
+      await writeAudit(trx, clock, {
+        actor_id: principal.userId, action: 'workflow.approval', target_type: 'workflow_run', target_id: runId,
+        details: { decision: body.decision, channel, agent: agent.name, workflow_id: row.workflow_id, gate_id: checkpoint.gate_id, edited_keys: body.edits ? Object.keys(body.edits as object) : [], reason_given: body.reason !== undefined },
+      })
+      return true
+    })
+    if (!claimed) {
+      const current = await db.selectFrom('workflow_runs').select('status').where('id', '=', runId).executeTakeFirst()
+      throw conflict(`Run is ${current?.status ?? 'gone'}, not waiting for approval`)
+    }
+    return this.#continue(row.recording, checkpoint, { decision: body.decision, edits: body.edits as Record<string, unknown> | undefined, reason: body.reason, decided_by: principal.userId, decided_at: decidedAt, channel }, row.agent_id, body.include_data)
+  }
+
+  async #continue(recording: RunMeta['recording'], checkpoint: { run_id: string; gate_id: string; data: string; definition: string; run_info: string; state: string }, decision: GateDecision, agentId: string, includeData?: boolean): Promise<RunView> {
+    const definition = JSON.parse(checkpoint.definition) as WorkflowDefinition
+    const info = JSON.parse(checkpoint.run_info) as RunInfo
+    const state = JSON.parse(checkpoint.state) as EngineState
+    const row = await this.deps.db.selectFrom('workflow_runs').select(['source', 'definition_hash']).where('id', '=', info.id).executeTakeFirst()
+    const meta: RunMeta = { info, agentId, source: (row?.source ?? 'live') as 'live' | 'draft', definitionHash: row?.definition_hash ?? '', recording }
+    const traces: StepTrace[] = []
+    const handle: CancelHandle = { cancelled: false, agentId, starterId: info.starter }
+    const executor = new WorkflowExecutor(definition, info, engineHost(this.deps.clock, this.deps.providers, handle, null, traces))
+    this.#active.set(info.id, handle)
+    try {
+      const outcome = await this.#execute(info.id, () => executor.resume(state, { gate_id: checkpoint.gate_id, data: JSON.parse(checkpoint.data) }, decision))
+      return await this.#settle(meta, definition, outcome, traces, includeData)
+    } finally {
+      this.#active.delete(info.id)
+    }
+  }
+
+  /** A gate past its expiry: the timeout port if connected, else the run fails with approval_timeout. Returns the new status. */
+  async #expire(runId: string): Promise<string | null> {
+    const { db, clock } = this.deps
+    const checkpoint = await db.selectFrom('workflow_checkpoints').selectAll().where('run_id', '=', runId).executeTakeFirst()
+    if (!checkpoint) return null
+    const now = this.#now()
+    const run = await db.transaction().execute(async (trx) => {
+      const moved = await trx.updateTable('workflow_runs').set({ status: 'running', pending_gate: null, updated_at: now }).where('id', '=', runId).where('status', '=', 'waiting_human').executeTakeFirst()
+      if (Number(moved.numUpdatedRows) !== 1) return null
+      const row = await trx.selectFrom('workflow_runs').select(['recording', 'agent_id', 'workflow_id']).where('id', '=', runId).executeTakeFirstOrThrow()
+      await writeAudit(trx, clock, { actor_id: null, action: 'workflow.approval', target_type: 'workflow_run', target_id: runId, details: { decision: 'timeout', channel: 'system', workflow_id: row.workflow_id, gate_id: checkpoint.gate_id } })
+      return row
+    })
+    if (!run) return null
+    const view = await this.#continue(run.recording, checkpoint, { decision: 'timeout', decided_by: null, decided_at: now, channel: 'system' }, run.agent_id)
+    return view.status
+  }
+
+  /** The gate-timeout sweep: every checkpoint past its expiry, earliest first (workflow_checkpoints_expiry). */
+  async expireGates(): Promise<number> {
+    const due = await this.deps.db.selectFrom('workflow_checkpoints').select('run_id').where('expires_at', '<=', this.#now()).orderBy('expires_at').limit(EXPIRY_BATCH).execute()
+    let expired = 0
+    for (const { run_id } of due) if (await this.#expire(run_id)) expired++
+    return expired
+  }
+
+  async cancel(principal: Principal, agentName: string, runId: string): Promise<RunView> {
+    const { db } = this.deps
+    const agent = await authorizeAgent(db, agentName, principal, 'use')
+    const row = await db.selectFrom('workflow_runs').selectAll().where('id', '=', runId).where('agent_id', '=', agent.id).executeTakeFirst()
+    const active = this.#active.get(runId)
+    if (!row) {
+      // A run recorded `disabled` has no row while it runs; the one in flight here can still be stopped.
+      if (active && active.agentId === agent.id && (principal.role === 'admin' || active.starterId === principal.userId)) {
+        active.cancelled = true
+        throw conflict('Run is running unrecorded; it stops at its next step')
+      }
+      throw notFound(RUN_NOT_FOUND)
+    }
+    if (principal.role !== 'admin' && row.starter_id !== principal.userId) throw notFound(RUN_NOT_FOUND)
+    const now = this.#now()
+    const cancelled = await db.transaction().execute(async (trx) => {
+      const moved = await trx.updateTable('workflow_runs').set({ status: 'cancelled', pending_gate: null, finished_at: now, updated_at: now }).where('id', '=', runId).where('status', 'in', ['running', 'waiting_human']).executeTakeFirst()
+      if (Number(moved.numUpdatedRows) !== 1) return false
+      await trx.deleteFrom('workflow_checkpoints').where('run_id', '=', runId).execute()
+      if (row.recording === 'disabled') await trx.deleteFrom('workflow_runs').where('id', '=', runId).execute()
+      return true
+    })
+    if (!cancelled) throw conflict(`Run is already ${row.status}`)
+    if (active) active.cancelled = true
+    return runRowView({ ...row, status: 'cancelled', pending_gate: null, finished_at: now, updated_at: now }, agent.name, null)
+  }
+
+  async get(principal: Principal, agentName: string, runId: string, includeData = false): Promise<RunView> {
+    const { agent, row } = await this.#visibleRun(principal, agentName, runId)
+    const checkpoint = row.status === 'waiting_human' ? await this.deps.db.selectFrom('workflow_checkpoints').select(['gate_id', 'message', 'waiting_since', 'expires_at', 'data']).where('run_id', '=', runId).executeTakeFirst() : undefined
+    const view = runRowView(row, agent.name, checkpoint ? { gate_id: checkpoint.gate_id, message: checkpoint.message, since: checkpoint.waiting_since, expires_at: checkpoint.expires_at, data: JSON.parse(checkpoint.data) } : null)
+    if (includeData) view.steps = (await this.deps.db.selectFrom('workflow_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()).map(stepRowView)
+    return view
+  }
+
+  /** History, newest first: admins every run of the agent, members their own; served by workflow_runs_agent / _starter. */
+  async list(principal: Principal, agentName: string, query: { status?: RunStatus; workflow_id?: string; limit?: number; offset?: number }): Promise<RunView[]> {
+    const agent = await authorizeAgent(this.deps.db, agentName, principal, 'use')
+    let q = this.deps.db
+      .selectFrom('workflow_runs as r')
+      .leftJoin('workflow_checkpoints as c', 'c.run_id', 'r.id')
+      .selectAll('r')
+      .select(['c.gate_id', 'c.message', 'c.waiting_since', 'c.expires_at'])
+      .where('r.agent_id', '=', agent.id)
+    if (principal.role !== 'admin') q = q.where('r.starter_id', '=', principal.userId)
+    if (query.status) q = q.where('r.status', '=', query.status)
+    if (query.workflow_id) q = q.where('r.workflow_id', '=', query.workflow_id)
+    const rows = await q.orderBy('r.id', 'desc').limit(query.limit ?? 50).offset(query.offset ?? 0).execute()
+    return rows.map(({ gate_id, message, waiting_since, expires_at, ...row }) =>
+      runRowView(row, agent.name, row.status === 'waiting_human' && gate_id ? { gate_id, message: message!, since: waiting_since!, expires_at: expires_at! } : null),
+    )
+  }
+
+  /** Boot: runs a crash left `running` fail as `interrupted` (unrecorded ones vanish); waiting runs keep their checkpoints. */
+  async recoverInterrupted(): Promise<number> {
+    const now = this.#now()
+    return this.deps.db.transaction().execute(async (trx) => {
+      const stuck = await trx.selectFrom('workflow_runs').select(['id', 'recording']).where('status', '=', 'running').execute()
+      if (stuck.length === 0) return 0
+      const ids = stuck.map((r) => r.id)
+      await trx.deleteFrom('workflow_checkpoints').where('run_id', 'in', ids).execute()
+      await trx.deleteFrom('workflow_runs').where('id', 'in', ids).where('recording', '=', 'disabled').execute()
+      await trx
+        .updateTable('workflow_runs')
+        .set({ status: 'failed', error_code: 'interrupted', error_message: 'Interrupted: the server stopped before the run finished', finished_at: now, updated_at: now })
+        .where('id', 'in', ids)
+        .execute()
+      return stuck.length
+    })
+  }
+
+  /** Retention: finished runs older than `days`, oldest first, in batches; unfinished runs have no finished_at and are never touched. */
+  async pruneFinished(days: number): Promise<number> {
+    const cutoff = isoTime(this.deps.clock.now() - days * 86_400_000)
+    let pruned = 0
+    for (;;) {
+      const batch = await this.deps.db.selectFrom('workflow_runs').select('id').where('finished_at', 'is not', null).where('finished_at', '<', cutoff).orderBy('finished_at').limit(PRUNE_BATCH).execute()
+      if (batch.length === 0) return pruned
+      const ids = batch.map((r) => r.id)
+      await this.deps.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('workflow_steps').where('run_id', 'in', ids).execute()
+        await trx.deleteFrom('workflow_runs').where('id', 'in', ids).where('finished_at', 'is not', null).execute()
+      })
+      pruned += ids.length
+      if (batch.length < PRUNE_BATCH) return pruned
+    }
+  }
+}
+
+/** The body checks a schema cannot express: edits only with approve, bounded, no prototype keys. */
+function checkResumeBody(body: ResumeInput): void {
+  if (body.edits === undefined) return
+  // TypeBox's object check lets arrays through; a merge patch must be a JSON object.
+  if (!isPlainObject(body.edits)) throw validationFailed({ loc: ['body', 'edits'], msg: 'edits must be an object', type: 'model_type', input: body.edits })
+  if (body.decision === 'reject') throw validationFailed({ loc: ['body', 'edits'], msg: 'edits apply to approve only; send reason with reject', type: 'value_error' })
+  if (JSON.stringify(body.edits).length > MAX_EDITS_CHARS) throw validationFailed({ loc: ['body', 'edits'], msg: `edits may be at most ${MAX_EDITS_CHARS} bytes of JSON`, type: 'value_error' })
+  const reserved = findReserved(body.edits)
+  if (reserved) throw validationFailed({ loc: ['body', 'edits', ...reserved], msg: `The key '${reserved.at(-1)}' is not allowed`, type: 'value_error' })
+}
+
+function findReserved(value: unknown, path: string[] = []): string[] | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
+  for (const [key, item] of Object.entries(value)) {
+    if (isReservedKey(key) || (path.length === 0 && key === '_approval')) return [...path, key]
+    const found = findReserved(item, [...path, key])
+    if (found) return found
+  }
+  return null
+}
