@@ -1,12 +1,12 @@
 // The compiled binary end to end: built once by scripts/build.ts, spawned as a real process, driven over real HTTP.
 import { Database } from 'bun:sqlite'
-import type { Subprocess } from 'bun'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { issueTestLicense } from '../helpers/license.ts'
+import { launchServer, logLines, sleep, stopAllServers, stopServer, type RunningServer } from '../helpers/process.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
 const tmp = mkdtempSync(join(tmpdir(), 'agentbox-compiled-'))
@@ -17,56 +17,9 @@ const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correc
 const MEMBER = { email: 'member@example.com', name: 'Max Member', password: 'another long password', role: 'member' }
 const metrics: Record<string, number> = {}
 
-// ---- local helper: spawn the binary, wait for it to answer, collect its stdout ------------------------------
-interface Running { proc: Subprocess<'ignore', 'pipe', 'pipe'>; port: number; base: string; out: { text: string }; err: { text: string }; drained: Promise<void>; spawnedAt: number }
-const running = new Set<Running>()
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-async function collect(stream: ReadableStream<Uint8Array>, sink: { text: string }) {
-  const decoder = new TextDecoder()
-  for await (const chunk of stream) sink.text += decoder.decode(chunk, { stream: true })
-}
-
-const logLines = (r: Running) => r.out.text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>)
-
-async function launch(env: Record<string, string> = {}): Promise<Running> {
-  for (let attempt = 1; ; attempt++) {
-    const port = freePort()
-    const proc = Bun.spawn([BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', DATA], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, AGENTBOX_LICENSE_MODE: 'test', ...env },
-      stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
-    })
-    const r: Running = { proc, port, base: `http://127.0.0.1:${port}`, out: { text: '' }, err: { text: '' }, drained: Promise.resolve(), spawnedAt: performance.now() }
-    r.drained = Promise.all([collect(proc.stdout, r.out), collect(proc.stderr, r.err)]).then(() => undefined)
-    running.add(r)
-    const deadline = Date.now() + 15_000
-    while (Date.now() < deadline && proc.exitCode === null) {
-      const ok = await fetch(`${r.base}/api/health/live`).then((res) => res.ok, () => false)
-      if (ok) return r
-      await sleep(20)
-    }
-    await stop(r, 'SIGKILL')
-    if (attempt < 3 && /EADDRINUSE|in use/i.test(r.out.text + r.err.text)) continue
-    throw new Error(`binary did not answer /api/health/live within 15 s (exit ${proc.exitCode})\nstdout:\n${r.out.text}\nstderr:\n${r.err.text}`)
-  }
-}
-
-async function stop(r: Running, signal: 'SIGTERM' | 'SIGKILL'): Promise<number | null> {
-  if (r.proc.exitCode === null && r.proc.signalCode === null) r.proc.kill(signal)
-  const code = await Promise.race([r.proc.exited, sleep(10_000).then(() => 'timeout' as const)])
-  if (code === 'timeout') r.proc.kill('SIGKILL')
-  await r.proc.exited
-  await r.drained
-  running.delete(r)
-  return code === 'timeout' ? null : code
-}
+const launch = (env: Record<string, string> = {}) => launchServer({ command: [BIN], dataDir: DATA, env })
+const stop = stopServer
+type Running = RunningServer
 
 function rssKib(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
@@ -100,7 +53,7 @@ beforeAll(() => {
 }, 120_000)
 
 afterAll(async () => {
-  for (const r of [...running]) await stop(r, 'SIGKILL')
+  await stopAllServers()
   rmSync(tmp, { recursive: true, force: true })
 })
 

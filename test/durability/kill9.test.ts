@@ -1,13 +1,12 @@
 // kill -9 during concurrent writes (server run from source): the database stays intact and every acknowledged write survives.
 import { Database } from 'bun:sqlite'
-import type { Subprocess } from 'bun'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { issueTestLicense } from '../helpers/license.ts'
+import { callJson, launchServer, sleep, stopAllServers, stopServer, type RunningServer } from '../helpers/process.ts'
 
-const ROOT = resolve(import.meta.dir, '../..')
 const tmp = mkdtempSync(join(tmpdir(), 'agentbox-kill9-'))
 const DATA = join(tmp, 'data')
 const DB = join(DATA, 'agentbox.db')
@@ -15,62 +14,9 @@ const SETUP_TOKEN = 'kill9-fixed-setup-token-0123456789'
 const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' }
 const WRITERS = 8
 
-// ---- local helper: spawn `bun src/main.ts serve`, wait for /api/health/live, drain its output -------------------
-interface Running { proc: Subprocess<'ignore', 'pipe', 'pipe'>; base: string; out: { text: string }; drained: Promise<void> }
-const running = new Set<Running>()
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-async function collect(stream: ReadableStream<Uint8Array>, sink: { text: string }) {
-  const decoder = new TextDecoder()
-  for await (const chunk of stream) sink.text += decoder.decode(chunk, { stream: true })
-}
-
-async function launch(): Promise<Running> {
-  for (let attempt = 1; ; attempt++) {
-    const port = freePort()
-    const proc = Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', DATA], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
-      stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
-    })
-    const r: Running = { proc, base: `http://127.0.0.1:${port}`, out: { text: '' }, drained: Promise.resolve() }
-    r.drained = Promise.all([collect(proc.stdout, r.out), collect(proc.stderr, r.out)]).then(() => undefined)
-    running.add(r)
-    const deadline = Date.now() + 15_000
-    while (Date.now() < deadline && proc.exitCode === null) {
-      if (await fetch(`${r.base}/api/health/live`).then((res) => res.ok, () => false)) return r
-      await sleep(20)
-    }
-    await kill9(r)
-    if (attempt < 3 && /EADDRINUSE|in use/i.test(r.out.text)) continue
-    throw new Error(`server did not answer /api/health/live within 15 s (exit ${proc.exitCode}):\n${r.out.text}`)
-  }
-}
-
-async function kill9(r: Running): Promise<void> {
-  if (r.proc.exitCode === null && r.proc.signalCode === null) r.proc.kill('SIGKILL')
-  await r.proc.exited
-  await r.drained
-  running.delete(r)
-}
-
-async function call(r: Running, method: string, path: string, token?: string, body?: unknown) {
-  const res = await fetch(`${r.base}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(10_000),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : null }
-}
+const launch = () => launchServer({ dataDir: DATA, env: { AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' } })
+const kill9 = (server: RunningServer) => stopServer(server, 'SIGKILL')
+const call = (server: RunningServer, method: string, path: string, token?: string, body?: unknown) => callJson(server, method, path, token, body)
 
 /** Runs `fn` over `items`, `limit` at a time. */
 async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>) {
@@ -79,7 +25,7 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>
 }
 
 // ---- state shared by the rounds: everything the server ever acknowledged ---------------------------------------
-let server: Running
+let server: RunningServer
 let adminToken = ''
 const ackedUsers = new Map<string, string>() // email → id
 const ackedTokens: string[] = []
@@ -94,7 +40,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const r of [...running]) await kill9(r)
+  await stopAllServers()
   rmSync(tmp, { recursive: true, force: true })
 })
 

@@ -1,66 +1,31 @@
 // kill -9 while a workflow run waits for approval (server run from source): after a restart the checkpoint is there and resume works.
-import type { Subprocess } from 'bun'
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { issueTestLicense } from '../helpers/license.ts'
+import { callJson, launchServer, stopAllServers, stopServer, type RunningServer } from '../helpers/process.ts'
 
-const ROOT = resolve(import.meta.dir, '../..')
 const tmp = mkdtempSync(join(tmpdir(), 'agentbox-wf-kill9-'))
 const DATA = join(tmp, 'data')
 const SETUP_TOKEN = 'wf-kill9-fixed-setup-token-0123456789'
 const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const procs = new Set<Subprocess>()
+const launch = () => launchServer({ dataDir: DATA, env: { AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' } })
+const call = (server: RunningServer, method: string, path: string, token?: string, body?: unknown) => callJson(server, method, path, token, body)
 
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-async function launch(): Promise<{ proc: Subprocess; base: string }> {
-  const port = freePort()
-  const proc = Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', DATA], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
-    stdin: 'ignore', stdout: 'ignore', stderr: 'ignore',
-  })
-  procs.add(proc)
-  const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 15_000
-  while (Date.now() < deadline && proc.exitCode === null) {
-    if (await fetch(`${base}/api/health/live`).then((res) => res.ok, () => false)) return { proc, base }
-    await sleep(20)
-  }
-  throw new Error('server did not start')
-}
-
-async function call(base: string, method: string, path: string, token?: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : null }
-}
-
-afterAll(() => {
-  for (const proc of procs) if (proc.exitCode === null) proc.kill('SIGKILL')
+afterAll(async () => {
+  await stopAllServers()
   rmSync(tmp, { recursive: true, force: true })
 })
 
 test('kill -9 while waiting_human, restart on the same data dir: the run still waits and resumes once', async () => {
   let server = await launch()
-  const setup = await call(server.base, 'POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: issueTestLicense({}), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+  const setup = await call(server, 'POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: issueTestLicense({}), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
   expect(setup.status).toBe(200)
-  const token = (await call(server.base, 'POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).body.access_token
+  const token = (await call(server, 'POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).body.access_token
   // Recording disabled: the checkpoint must be written anyway, and it is all there is.
-  expect((await call(server.base, 'PUT', '/api/org/settings', token, { workflow_recording: 'disabled' })).status).toBe(200)
-  expect((await call(server.base, 'POST', '/api/agents', token, { name: 'kill-bot', description: 'd', instructions: 'i' })).status).toBe(201)
+  expect((await call(server, 'PUT', '/api/org/settings', token, { workflow_recording: 'disabled' })).status).toBe(200)
+  expect((await call(server, 'POST', '/api/agents', token, { name: 'kill-bot', description: 'd', instructions: 'i' })).status).toBe(201)
   const definition = {
     nodes: [
       { id: 'prep', type: 'agentbox.set', params: { values: { amount: '{{ $json.amount }}' } } },
@@ -69,21 +34,20 @@ test('kill -9 while waiting_human, restart on the same data dir: the run still w
     ],
     connections: [{ from: 'prep', to: 'gate' }, { from: 'gate', port: 'approved', to: 'out' }],
   }
-  const workflow = await call(server.base, 'POST', '/api/workflows/kill-bot', token, { name: 'refund', definition })
+  const workflow = await call(server, 'POST', '/api/workflows/kill-bot', token, { name: 'refund', definition })
   expect(workflow.status).toBe(201)
-  await call(server.base, 'POST', '/api/agents/kill-bot/publish', token, {})
-  const run = await call(server.base, 'POST', `/api/workflows/kill-bot/${workflow.body.id}/run`, token, { input: { amount: 12 } })
+  await call(server, 'POST', '/api/agents/kill-bot/publish', token, {})
+  const run = await call(server, 'POST', `/api/workflows/kill-bot/${workflow.body.id}/run`, token, { input: { amount: 12 } })
   expect(run.body.status).toBe('waiting_human')
 
-  server.proc.kill('SIGKILL')
-  await server.proc.exited
+  await stopServer(server, 'SIGKILL')
   server = await launch()
 
-  const waiting = await call(server.base, 'GET', `/api/workflows/kill-bot/runs/${run.body.run_id}`, token)
+  const waiting = await call(server, 'GET', `/api/workflows/kill-bot/runs/${run.body.run_id}`, token)
   expect(waiting.body).toMatchObject({ status: 'waiting_human', waiting: { gate_id: 'gate', message: 'Refund 12?', data: { amount: 12 } } })
   const [a, b] = await Promise.all([
-    call(server.base, 'POST', `/api/workflows/kill-bot/runs/${run.body.run_id}/resume`, token, { decision: 'approve', edits: { amount: 10 } }),
-    call(server.base, 'POST', `/api/workflows/kill-bot/runs/${run.body.run_id}/resume`, token, { decision: 'approve' }),
+    call(server, 'POST', `/api/workflows/kill-bot/runs/${run.body.run_id}/resume`, token, { decision: 'approve', edits: { amount: 10 } }),
+    call(server, 'POST', `/api/workflows/kill-bot/runs/${run.body.run_id}/resume`, token, { decision: 'approve' }),
   ])
   const ok = [a, b].find((r) => r.status === 200)!
   const loser = [a, b].find((r) => r !== ok)!
@@ -91,7 +55,6 @@ test('kill -9 while waiting_human, restart on the same data dir: the run still w
   expect([409, 404]).toContain(loser.status)
   expect(ok.body).toMatchObject({ status: 'succeeded', result: { amount: 10, _approval: { decision: 'approve' } } })
   // Disabled recording: once finished, nothing of the run is kept.
-  expect((await call(server.base, 'GET', `/api/workflows/kill-bot/runs/${run.body.run_id}`, token)).status).toBe(404)
-  server.proc.kill('SIGKILL')
-  await server.proc.exited
+  expect((await call(server, 'GET', `/api/workflows/kill-bot/runs/${run.body.run_id}`, token)).status).toBe(404)
+  await stopServer(server, 'SIGKILL')
 }, 60_000)
