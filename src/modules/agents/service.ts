@@ -12,7 +12,7 @@ import { agentNameIssue, normaliseAgentName } from './names.ts'
 import { checkPage, type Page } from './paging.ts'
 import { toAgent, toSummary, type AgentRecord, type AgentSummaryRecord, type SummaryRow } from './views.ts'
 
-export { AGENT_NOT_FOUND, agentVisibleTo, authorizeAgent, type AgentNeed, type AgentRole, type AgentRow } from './access.ts'
+export { AGENT_NOT_FOUND, agentVisibleTo, authorizeAgent, OWNERS_ONLY_DESIGN, type AgentNeed, type AgentRole, type AgentRow } from './access.ts'
 export type { AgentDocument, DocumentItem } from './document.ts'
 export { liveInstructions, readDraft, readLive, readVersion, updateDraft, type AgentsStore, type VersionDocument } from './draft.ts'
 export { agentNameIssue, normaliseAgentName } from './names.ts'
