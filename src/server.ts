@@ -14,6 +14,7 @@ import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule, ModuleContext } from './platform/module-context.ts'
 import { SecretStore } from './platform/secrets.ts'
+import { consoleRoutes } from './modules/console/routes.ts'
 import { createAgentsModule } from './modules/agents/module.ts'
 import { agentVisibleTo, liveInstructions } from './modules/agents/service.ts'
 import { createContextTypesModule } from './modules/context-types/module.ts'
@@ -32,7 +33,6 @@ import { keyringFor } from './modules/license/keyring.ts'
 import { licenseRoutes } from './modules/license/routes.ts'
 import { LicenseService } from './modules/license/service.ts'
 import { tenantRoutes } from './modules/tenant/routes.ts'
-import { setupPageRoutes } from './modules/tenant/setup-page.ts'
 import { TenantService } from './modules/tenant/service.ts'
 import { usersRoutes } from './modules/users/routes.ts'
 import { UsersService } from './modules/users/service.ts'
@@ -116,7 +116,7 @@ function buildApp({ config, clock, logger, database, license, tenant, jobs, isRe
     .use(openApiRoutes(() => app, VERSION))
     .use(healthRoutes(health))
     .use(tenantRoutes(tenant))
-    .use(setupPageRoutes(tenant))
+    .use(consoleRoutes(tenant))
     .use(licenseRoutes(guard, license))
     .use(authRoutes(guard, auth))
     .use(usersRoutes(guard, users))

@@ -1,0 +1,45 @@
+// GET / and the console's own paths serve the single-page app; /console/app.{js,css} its assets. Never anything under /api.
+import { Elysia } from 'elysia'
+import type { TenantService } from '../tenant/service.ts'
+import { consoleAssets, type ConsoleAssets } from './assets.ts'
+
+/** Client-side routes: a reload or a shared link on any of them gets the app, which then draws the page. */
+export const CONSOLE_PATHS = ['/login', '/overview', '/users', '/tasks', '/approvals', '/usage', '/settings'] as const
+
+const NO_STORE = { 'cache-control': 'no-store' }
+const hidden = { detail: { hide: true } }
+
+// The asset URLs carry a content hash so a new binary's assets replace the old ones in every browser cache.
+function versionTag(assets: ConsoleAssets): string {
+  const hash = new Bun.CryptoHasher('sha256')
+  hash.update(assets.js)
+  hash.update(assets.css)
+  return hash.digest('hex').slice(0, 12)
+}
+
+const tags = new WeakMap<ConsoleAssets, string>()
+async function page(): Promise<Response> {
+  const assets = await consoleAssets()
+  let tag = tags.get(assets)
+  if (!tag) tags.set(assets, (tag = versionTag(assets)))
+  const html = assets.html.replaceAll('{{v}}', tag)
+  return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', ...NO_STORE } })
+}
+
+const asset = (body: Uint8Array, type: string) =>
+  new Response(body as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' } })
+
+export function consoleRoutes(tenant: TenantService) {
+  const routes = new Elysia({ name: 'console' })
+    // An unprovisioned instance has nothing to sign in to: send every visitor to the wizard, and the wizard away once done.
+    .get('/', () => (tenant.provisioned ? page() : Response.redirect('/setup', 302)), hidden)
+    .get('/setup', () => (tenant.provisioned ? Response.redirect('/', 302) : page()), hidden)
+    .get('/console/app.js', async () => asset((await consoleAssets()).js, 'text/javascript; charset=utf-8'), hidden)
+    .get('/console/app.css', async () => asset((await consoleAssets()).css, 'text/css; charset=utf-8'), hidden)
+  for (const path of CONSOLE_PATHS) {
+    const serve = () => (tenant.provisioned ? page() : Response.redirect('/setup', 302))
+    // Elysia registers on the instance itself; the returned (re-typed) instance is the same object.
+    routes.get(path, serve, hidden).get(`${path}/*`, serve, hidden)
+  }
+  return routes
+}

@@ -1,0 +1,65 @@
+// The console's only door to the server: JSON over fetch with the session's bearer token, errors turned into sentences.
+
+const TOKEN_KEY = 'agentbox.access_token'
+
+/** sessionStorage: the token survives a reload but not the tab, and is never written to a cookie or localStorage. */
+export const session = {
+  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  save: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+}
+
+/** A FastAPI-shaped error: `message` for the form, `fields` keyed by the body field the server blamed. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fields: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+}
+
+interface DetailEntry { loc?: (string | number)[]; msg?: string }
+
+function toError(status: number, body: unknown): ApiError {
+  const detail = (body as { detail?: unknown } | null)?.detail
+  if (typeof detail === 'string') return new ApiError(status, detail)
+  if (Array.isArray(detail)) {
+    const fields: Record<string, string> = {}
+    for (const entry of detail as DetailEntry[]) {
+      const key = (entry.loc ?? []).slice(1).join('.')
+      if (key && !fields[key]) fields[key] = entry.msg ?? 'Invalid value'
+    }
+    const first = detail[0] as DetailEntry | undefined
+    return new ApiError(status, first?.msg ?? 'The request was not valid', fields)
+  }
+  return new ApiError(status, `The server answered ${status}`)
+}
+
+/** Called when a signed-in request gets 401: the session ended (expired, revoked, deactivated). */
+let onSessionEnded: () => void = () => {}
+export const whenSessionEnds = (fn: () => void) => void (onSessionEnded = fn)
+
+export async function api<T = any>(method: string, path: string, body?: unknown, bearer?: string): Promise<T> {
+  const token = bearer ?? session.token()
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (token) headers.authorization = `Bearer ${token}`
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  let res: Response
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  } catch {
+    throw new ApiError(0, 'The server could not be reached')
+  }
+  const text = await res.text()
+  let parsed: unknown = null
+  try { parsed = text ? JSON.parse(text) : null } catch { parsed = null }
+  if (!res.ok) {
+    if (res.status === 401 && !bearer && token) onSessionEnded()
+    throw toError(res.status, parsed)
+  }
+  return parsed as T
+}
+
+export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))

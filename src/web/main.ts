@@ -1,0 +1,81 @@
+// The console's entry: picks the page from the path, keeps the signed-in user, and draws the shared frame (nav, sign out).
+import { render, type ComponentChildren } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { session, whenSessionEnds } from './api.ts'
+import { ApprovalsPage } from './pages/approvals.ts'
+import { LoginPage } from './pages/login.ts'
+import { OverviewPage } from './pages/overview.ts'
+import { SettingsPage } from './pages/settings.ts'
+import { SetupPage } from './pages/setup.ts'
+import { TasksPage } from './pages/tasks.ts'
+import { UsagePage } from './pages/usage.ts'
+import { UsersPage } from './pages/users.ts'
+import { navigate, usePath } from './router.ts'
+import { loadSession, type Me, type UserSettings } from './session.ts'
+import { Banner, h, Link, Loading } from './ui.ts'
+
+const PAGES = [
+  { path: '/overview', title: 'Overview', admin: false },
+  { path: '/users', title: 'Users', admin: true },
+  { path: '/tasks', title: 'Tasks', admin: false },
+  { path: '/approvals', title: 'Approvals', admin: false },
+  { path: '/usage', title: 'Usage', admin: false },
+  { path: '/settings', title: 'Settings', admin: false },
+] as const
+
+function Frame({ me, path, children, signOut }: { me: Me; path: string; children?: ComponentChildren; signOut: () => void }) {
+  return h('div', { class: 'frame' },
+    h('a', { class: 'skip', href: '#content' }, 'Skip to content'),
+    h('header', null,
+      h('span', { class: 'brand' }, 'Agentbox'),
+      h('nav', { 'aria-label': 'Main' }, h('ul', null,
+        PAGES.filter((p) => !p.admin || me.role === 'admin').map((p) => h('li', { key: p.path }, h(Link, { to: p.path, current: path.startsWith(p.path) }, p.title))))),
+      h('div', { class: 'who' }, h('span', null, `${me.name} (${me.role})`), h('button', { type: 'button', onClick: signOut }, 'Sign out'))),
+    h('main', { id: 'content', tabIndex: -1 }, children),
+  )
+}
+
+function App() {
+  const path = usePath()
+  const [user, setUser] = useState<{ me: Me; settings: UserSettings } | null>(null)
+  const [error, setError] = useState('')
+  const signedIn = session.token() !== null
+
+  const refresh = () => loadSession().then(setUser, (e) => setError(String(e?.message ?? e)))
+  const signOut = () => {
+    session.clear()
+    setUser(null)
+    navigate('/login')
+  }
+  useEffect(() => whenSessionEnds(signOut), [])
+  useEffect(() => {
+    if (signedIn && !user) void refresh()
+  }, [signedIn, user])
+  useEffect(() => {
+    if (path !== '/setup') document.title = `${PAGES.find((p) => path.startsWith(p.path))?.title ?? 'Sign in'} · Agentbox`
+  }, [path])
+
+  if (path === '/setup') return h(SetupPage, null)
+  if (!signedIn || path === '/login') {
+    if (signedIn) navigate('/overview', true)
+    return h(LoginPage, { onSignedIn: () => navigate('/overview', true) })
+  }
+  if (!user) return h('main', null, error ? h(Banner, { kind: 'error' }, error) : h(Loading, null))
+  const page = PAGES.find((p) => path.startsWith(p.path))
+  if (!page) {
+    navigate('/overview', true)
+    return null
+  }
+  const { me } = user
+  const body = {
+    '/overview': () => h(OverviewPage, { me }),
+    '/users': () => h(UsersPage, { me }),
+    '/tasks': () => h(TasksPage, { me }),
+    '/approvals': () => h(ApprovalsPage, { me }),
+    '/usage': () => h(UsagePage, null),
+    '/settings': () => h(SettingsPage, { me, settings: user.settings, onSaved: refresh }),
+  }[page.path]
+  return h(Frame, { me, path, signOut }, body())
+}
+
+render(h(App, null), document.getElementById('app')!)
