@@ -1,5 +1,6 @@
 // The web console in a real browser (Debian's Chromium via playwright-core) against the compiled binary: setup wizard,
-// sign-in, overview, approving a waiting run, the usage chart; screenshots go to test-results/console/.
+// sign-in, overview, approving a waiting run, the usage chart, users and seats, tasks, settings (rtl, tokens);
+// screenshots go to test-results/console/.
 import type { Subprocess } from 'bun'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -176,6 +177,143 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
         expect(overflow).toBeLessThanOrEqual(0)
         await shot(name)
       }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 })
+    }
+  }, 30_000)
+
+  test('the users page creates a member, then words the seat error when the licence runs out of seats', async () => {
+    const { access_token: token } = await api('POST', '/api/auth/login', { email: ADMIN.email, password: ADMIN.password })
+    // The licence has 10 seats and the admin takes one: fill 8 more through the API, the last one through the page.
+    for (let i = 1; i <= 8; i++) await api('POST', '/api/users', { email: `filler${i}@example.com`, name: `Filler ${i}`, password: 'long enough password', role: 'member' }, token)
+    await page.getByRole('link', { name: 'Users' }).click()
+    await page.getByRole('heading', { name: 'Users', exact: true }).waitFor()
+    const addUser = async (email: string, name: string) => {
+      await page.getByLabel('E-mail', { exact: true }).fill(email)
+      await page.getByLabel('Name', { exact: true }).fill(name)
+      await page.getByLabel('Password', { exact: true }).fill('long enough password')
+      await page.getByRole('button', { name: 'Add user' }).click()
+    }
+    await addUser('mia@example.com', 'Mia Member')
+    await page.getByRole('status').filter({ hasText: 'mia@example.com can now sign in.' }).waitFor()
+    await page.getByRole('row', { name: /mia@example\.com/ }).waitFor()
+    await addUser('late@example.com', 'Late Comer')
+    await page.getByRole('alert').filter({ hasText: 'Seat limit reached' }).waitFor()
+    await shot('11-users-seat-limit')
+    // Deactivating a member frees the seat.
+    await page.getByRole('button', { name: 'Deactivate filler8@example.com' }).click()
+    await page.getByRole('status').filter({ hasText: 'filler8@example.com was deactivated.' }).waitFor()
+    await page.getByRole('button', { name: 'Add user' }).click()
+    await page.getByRole('status').filter({ hasText: 'late@example.com can now sign in.' }).waitFor()
+  }, 30_000)
+
+  test('the tasks page creates a daily task (a bad time zone is blamed on its field), lists its next run, runs and edits it', async () => {
+    await page.getByRole('link', { name: 'Tasks' }).click()
+    await page.getByRole('heading', { name: 'Tasks', exact: true }).waitFor()
+    await page.getByText('No tasks yet.').waitFor()
+    await page.getByLabel('Name', { exact: true }).fill('Morning digest')
+    await page.getByLabel('Prompt', { exact: true }).fill('Summarise yesterday in three bullets.')
+    await page.getByLabel('Frequency').selectOption('daily')
+    await page.getByLabel('Time (HH:MM)').fill('07:30')
+    expect(await page.getByLabel('Time zone').inputValue()).not.toBe('')
+    await page.getByLabel('Time zone').fill('Mars/Olympus_Mons')
+    await page.getByRole('button', { name: 'Create task' }).click()
+    await page.locator('#task-timezone-error').filter({ hasText: /time zone/i }).waitFor()
+    expect(await page.getByLabel('Time zone').getAttribute('aria-invalid')).toBe('true')
+    await shot('12-tasks-timezone-error')
+
+    await page.getByLabel('Time zone').fill('Europe/Paris')
+    await page.getByRole('button', { name: 'Create task' }).click()
+    await page.getByRole('status').filter({ hasText: 'Task "Morning digest" created.' }).waitFor()
+    const row = page.getByRole('row', { name: /Morning digest/ })
+    await row.getByText('Daily at 07:30 (Europe/Paris)').waitFor()
+    const next = await row.locator('time').getAttribute('datetime')
+    expect(Date.parse(next!)).toBeGreaterThan(Date.now())
+    expect(await row.getByText('Never run').count()).toBe(1)
+    await shot('13-tasks-created')
+
+    await page.getByRole('button', { name: 'Run now Morning digest' }).click()
+    await page.getByRole('status').filter({ hasText: 'Run started for "Morning digest"' }).waitFor()
+    await row.getByText(/^(Running|Succeeded|Failed), /).waitFor()
+
+    await page.getByRole('button', { name: 'Edit Morning digest' }).click()
+    await page.getByRole('heading', { name: 'Edit task "Morning digest"' }).waitFor()
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Morning digest')
+    expect(await page.getByLabel('Time (HH:MM)').inputValue()).toBe('07:30')
+    await page.getByLabel('Frequency').selectOption('weekly')
+    await page.getByLabel('Day', { exact: true }).selectOption('friday')
+    await page.getByRole('button', { name: 'Save task' }).click()
+    await page.getByRole('status').filter({ hasText: 'Task "Morning digest" saved.' }).waitFor()
+    await row.getByText('Weekly on Friday at 07:30 (Europe/Paris)').waitFor()
+    await page.getByRole('heading', { name: 'Create a task' }).waitFor()
+    await shot('14-tasks-run-and-edited')
+
+    await page.setViewportSize({ width: 375, height: 800 })
+    try {
+      await page.getByRole('button', { name: 'Run now Morning digest' }).waitFor()
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+      expect(overflow).toBeLessThanOrEqual(0)
+      await shot('15-tasks-phone')
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 })
+    }
+  }, 30_000)
+
+  test('the settings page saves Hebrew (the page turns right-to-left at once), presets, recording, and a personal token shown once', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click()
+    await page.getByRole('heading', { name: 'Settings', exact: true }).waitFor()
+    await page.getByLabel('Language').selectOption('he')
+    await page.getByLabel('Dark mode').selectOption('light')
+    await page.getByLabel('New preset name').fill('Standup')
+    await page.getByLabel('New preset prompt').fill('What did I do yesterday?')
+    await page.getByRole('button', { name: 'Add preset' }).click()
+    await page.getByRole('button', { name: 'Remove preset Standup' }).waitFor()
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByRole('status').filter({ hasText: 'Settings updated' }).waitFor()
+    await page.waitForFunction(() => document.documentElement.dir === 'rtl')
+    expect(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dataset.theme])).toEqual(['he', 'light'])
+    await shot('16-settings-rtl')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByRole('status').filter({ hasText: 'Settings unchanged' }).waitFor()
+    const { access_token: token } = await api('POST', '/api/auth/login', { email: ADMIN.email, password: ADMIN.password })
+    const stored = await api('GET', '/api/user/settings', undefined, token)
+    expect([stored.language, stored.direction, stored.prompt_presets.map((p: { name: string }) => p.name)]).toEqual(['he', 'rtl', ['Standup']])
+
+    await page.getByLabel('Workflow recording').selectOption('headers_only')
+    await page.getByRole('button', { name: 'Save recording setting' }).click()
+    await page.getByRole('status').filter({ hasText: 'Workflow recording is now "Headers only"' }).waitFor()
+    expect((await api('GET', '/api/org/settings', undefined, token)).workflow_recording).toBe('headers_only')
+
+    await page.getByLabel('Token name').fill('laptop')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const created = page.getByLabel('New token "laptop"')
+    await created.waitFor()
+    const secret = await created.inputValue()
+    expect(secret).toMatch(/^abx_pat_/)
+    await page.getByText('it will not be shown again').waitFor()
+    expect(await page.getByRole('button', { name: 'Copy token' }).isVisible()).toBe(true)
+    expect((await api('GET', '/api/auth/me', undefined, secret)).email).toBe(ADMIN.email)
+    await shot('17-settings-token-created')
+
+    await page.getByRole('button', { name: 'Revoke laptop' }).click()
+    await page.getByRole('status').filter({ hasText: 'Token "laptop" was revoked' }).waitFor()
+    expect(await created.count()).toBe(0)
+    // The list reloads after the notice: the row stays, without its Revoke button, and says when.
+    await page.getByRole('button', { name: 'Revoke laptop' }).waitFor({ state: 'detached' })
+    expect(await page.getByRole('row', { name: /laptop/ }).getByRole('cell', { name: 'No', exact: true }).count()).toBe(0)
+    expect((await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401)
+    // Shown once: a reload lists the token by its hint only.
+    await page.reload()
+    await page.getByRole('row', { name: /laptop/ }).waitFor()
+    expect(await page.getByText(secret).count()).toBe(0)
+    expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl')
+    await shot('18-settings-token-revoked')
+
+    await page.setViewportSize({ width: 375, height: 800 })
+    try {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+      expect(overflow).toBeLessThanOrEqual(0)
+      await shot('19-settings-phone-rtl')
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 })
     }
