@@ -47,7 +47,7 @@ export class AnthropicProvider implements ChatProvider {
         .filter((block): block is Extract<typeof block, { type: 'text' }> => block.type === 'text')
         .map((block) => block.text)
         .join('')
-      if (content.length === 0) throw new ProviderError(this.name, `The ${label} returned no text`)
+      if (content.length === 0) throw new ProviderError(this.name, `The ${label} returned no text`, { retryable: false })
       return content
     })
     return { text }

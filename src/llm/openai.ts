@@ -48,7 +48,7 @@ export class OpenAIProvider implements ChatProvider {
         { signal: deadline },
       )
       const content = completion.choices?.[0]?.message?.content
-      if (typeof content !== 'string' || content.length === 0) throw new ProviderError(this.name, `The ${label} returned no text`)
+      if (typeof content !== 'string' || content.length === 0) throw new ProviderError(this.name, `The ${label} returned no text`, { retryable: false })
       return content
     })
     return { text }

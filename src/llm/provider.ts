@@ -25,16 +25,32 @@ export interface ChatProvider {
   complete(request: ChatRequest): Promise<ChatReply>
 }
 
+/** What a caller may do about a failed call, decided where the error is made rather than read back from its text. */
+export interface ProviderErrorFacts {
+  /** True for time-outs, network failures, HTTP 408, 429 and 5xx: the same call may well succeed later. */
+  retryable: boolean
+  /** The HTTP status the provider answered with, when it answered at all. */
+  status?: number
+}
+
+/** HTTP statuses worth another try: request time-out, rate limit, and any server-side failure. */
+export const isRetryableStatus = (status: number): boolean => status === 408 || status === 429 || status >= 500
+
 /**
  * The only error a provider throws. Its message is shown to users as the run's `error`, so it is one readable
- * sentence: no stack, no request body, never an API key.
+ * sentence: no stack, no request body, never an API key. `retryable` and `status` are for code (workflow retries),
+ * so nothing has to match the sentence.
  */
 export class ProviderError extends Error {
   readonly provider: LlmProviderName
-  constructor(provider: LlmProviderName, message: string) {
+  readonly retryable: boolean
+  readonly status: number | undefined
+  constructor(provider: LlmProviderName, message: string, facts: ProviderErrorFacts = { retryable: false }) {
     super(message)
     this.name = 'ProviderError'
     this.provider = provider
+    this.retryable = facts.retryable
+    this.status = facts.status
   }
 }
 

@@ -1,6 +1,6 @@
 // What the openai and anthropic providers share: one overall deadline, shutdown aborts, and SDK errors turned into sentences.
 import type { LlmProviderName } from '../config.ts'
-import { ProviderError, SHUTDOWN_REASON } from './provider.ts'
+import { isRetryableStatus, ProviderError, SHUTDOWN_REASON } from './provider.ts'
 
 type ErrorClass = abstract new (...args: never[]) => Error
 
@@ -35,26 +35,35 @@ function serverDetail(error: Error & { error?: unknown }): string {
   return text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text
 }
 
-function describe(error: unknown, call: RemoteCall, deadline: AbortSignal, shutdown: AbortSignal | undefined): string {
+interface Failure {
+  message: string
+  retryable: boolean
+  status?: number
+}
+
+/** The sentence a failure becomes, and whether the same call is worth another try (decided here, not from the text). */
+function describe(error: unknown, call: RemoteCall, deadline: AbortSignal, shutdown: AbortSignal | undefined): Failure {
   const { errors, label } = call
-  if (error instanceof ProviderError) return error.message
-  if (shutdown?.aborted) return `Interrupted: ${SHUTDOWN_REASON}`
-  if (deadline.aborted || error instanceof errors.APIConnectionTimeoutError) return `The ${label} did not answer within ${seconds(call.timeoutMs)}`
+  if (error instanceof ProviderError) return { message: error.message, retryable: error.retryable, status: error.status }
+  // Shutdown first: the deadline may also have fired, but the server is going away, so there is nothing to retry on.
+  if (shutdown?.aborted) return { message: `Interrupted: ${SHUTDOWN_REASON}`, retryable: false }
+  if (deadline.aborted || error instanceof errors.APIConnectionTimeoutError) return { message: `The ${label} did not answer within ${seconds(call.timeoutMs)}`, retryable: true }
   if (error instanceof errors.APIConnectionError) {
     const cause = (error as Error & { cause?: unknown }).cause
     const reason = cause instanceof Error ? cause.message : error.message
-    return `Could not reach the ${label}: ${reason}`
+    return { message: `Could not reach the ${label}: ${reason}`, retryable: true }
   }
   if (error instanceof errors.APIError) {
     const status = (error as Error & { status?: number }).status
-    if (status !== undefined) return `The ${label} answered HTTP ${status}: ${serverDetail(error)}`
+    if (status !== undefined) return { message: `The ${label} answered HTTP ${status}: ${serverDetail(error)}`, retryable: isRetryableStatus(status), status }
   }
-  return `The ${label} failed: ${error instanceof Error ? error.message : String(error)}`
+  // Anything else is a bug or a malformed answer, which another try would not fix.
+  return { message: `The ${label} failed: ${error instanceof Error ? error.message : String(error)}`, retryable: false }
 }
 
 /**
  * Runs one provider call under an overall deadline (the client library's own retries happen inside it) and turns
- * any failure into a ProviderError with a readable message.
+ * any failure into a ProviderError with a readable message and an explicit `retryable` (and `status` when the server answered).
  */
 export async function callRemote(call: RemoteCall, shutdown: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<string>): Promise<string> {
   const deadline = AbortSignal.timeout(call.timeoutMs)
@@ -62,8 +71,7 @@ export async function callRemote(call: RemoteCall, shutdown: AbortSignal | undef
   try {
     return await run(signal)
   } catch (error) {
-    let message = describe(error, call, deadline, shutdown)
-    if (call.apiKey) message = message.replaceAll(call.apiKey, '[redacted]')
-    throw new ProviderError(call.provider, message)
+    const { message, retryable, status } = describe(error, call, deadline, shutdown)
+    throw new ProviderError(call.provider, call.apiKey ? message.replaceAll(call.apiKey, '[redacted]') : message, { retryable, status })
   }
 }

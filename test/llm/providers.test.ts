@@ -1,8 +1,12 @@
-// The openai and anthropic providers against fake servers on 127.0.0.1: wire format, errors, retries, time-outs, secrets.
+// The openai and anthropic providers against fake servers on 127.0.0.1: wire format, errors, retries, time-outs, secrets,
+// and the explicit retryable/status an error carries (which workflow llm steps retry on).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { AnthropicProvider } from '../../src/llm/anthropic.ts'
 import { OpenAIProvider } from '../../src/llm/openai.ts'
 import { ProviderError, type ChatProvider } from '../../src/llm/provider.ts'
+import type { WorkflowDefinition } from '../../src/modules/workflows/definition/types.ts'
+import { WorkflowExecutor, type EngineHost } from '../../src/modules/workflows/engine/executor.ts'
+import type { StepTrace } from '../../src/modules/workflows/engine/trace.ts'
 import { startFakeServer, type FakeServer } from './fake-servers.ts'
 
 const KEY = 'sk-test-very-secret-key-0123456789'
@@ -70,6 +74,7 @@ for (const { format, make } of CASES) {
       expect(error.message).not.toContain(KEY)
       expect(error.stack ?? '').not.toContain(KEY)
       expect(fake.requests.length - before).toBe(1)
+      expect(error).toMatchObject({ retryable: false, status: 401 })
     })
 
     test('an unknown model (404) names the problem', async () => {
@@ -112,7 +117,9 @@ for (const { format, make } of CASES) {
         ? { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'stop' }] }
         : { id: 'x', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 0 } }
       fake.behave({ raw: () => Response.json(empty) })
-      expect((await failure(ask(make(fake.url)))).message).toBe(`The ${format} provider at ${fake.url} returned no text`)
+      const error = await failure(ask(make(fake.url)))
+      expect(error.message).toBe(`The ${format} provider at ${fake.url} returned no text`)
+      expect(error).toMatchObject({ retryable: false, status: undefined })
     })
 
     test('an unreachable server is a readable connection error', async () => {
@@ -121,6 +128,8 @@ for (const { format, make } of CASES) {
       await closed.close()
       const error = await failure(ask(make(url, KEY, 2_000)))
       expect(error.message).toStartWith(`Could not reach the ${format} provider at ${url}:`)
+      expect(error.retryable).toBe(true)
+      expect(error.status).toBeUndefined()
     })
 
     test('a shutdown abort ends the call at once with a sentence saying why', async () => {
@@ -129,8 +138,56 @@ for (const { format, make } of CASES) {
       const pending = failure(ask(make(fake.url, KEY, 10_000), { signal: controller.signal }))
       await Bun.sleep(50)
       controller.abort()
-      expect((await pending).message).toBe('Interrupted: the server is shutting down')
+      const error = await pending
+      expect(error.message).toBe('Interrupted: the server is shutting down')
+      expect(error.retryable).toBe(false)
       fake.release()
+    })
+
+    describe('retryable and status are set where the error is made', () => {
+      // The client library retries 408, 429 and 5xx itself first (retry-after-ms keeps that quick); what reaches the
+      // caller still says whether another try later is worthwhile.
+      test('a 429 is retryable, with its status', async () => {
+        fake.behave({ status: 429, message: 'rate limited', type: 'rate_limit_error', headers: { 'retry-after-ms': '1' } })
+        const error = await failure(ask(make(fake.url)))
+        expect(error.message).toBe(`The ${format} provider at ${fake.url} answered HTTP 429: rate limited`)
+        expect(error).toMatchObject({ retryable: true, status: 429, provider: format })
+      })
+
+      test('a 500 is retryable, with its status', async () => {
+        fake.behave({ status: 500, message: 'internal error', type: 'api_error', headers: { 'retry-after-ms': '1' } })
+        const error = await failure(ask(make(fake.url)))
+        expect(error.message).toBe(`The ${format} provider at ${fake.url} answered HTTP 500: internal error`)
+        expect(error).toMatchObject({ retryable: true, status: 500 })
+      })
+
+      test('a 408 is retryable', async () => {
+        fake.behave({ status: 408, message: 'request timeout', headers: { 'retry-after-ms': '1' } })
+        expect(await failure(ask(make(fake.url)))).toMatchObject({ retryable: true, status: 408 })
+      })
+
+      test('a 400 is not retryable, with its status, and is sent once', async () => {
+        fake.behave({ status: 400, message: 'messages: field required', type: 'invalid_request_error' })
+        const before = fake.requests.length
+        const error = await failure(ask(make(fake.url)))
+        expect(error.message).toBe(`The ${format} provider at ${fake.url} answered HTTP 400: messages: field required`)
+        expect(error).toMatchObject({ retryable: false, status: 400 })
+        expect(fake.requests.length - before).toBe(1)
+      })
+
+      test('a time-out is retryable and has no status', async () => {
+        fake.behave({ hang: true })
+        const error = await failure(ask(make(fake.url, KEY, 300)))
+        expect(error.message).toBe(`The ${format} provider at ${fake.url} did not answer within 0.3 s`)
+        expect(error.retryable).toBe(true)
+        expect(error.status).toBeUndefined()
+        fake.release()
+      })
+
+      test('the text no longer decides: a 400 whose message reads like a time-out is still not retryable', async () => {
+        fake.behave({ status: 400, message: 'upstream timed out; did not answer', type: 'invalid_request_error' })
+        expect(await failure(ask(make(fake.url)))).toMatchObject({ retryable: false, status: 400 })
+      })
     })
 
     test('works without an API key (local servers), sending a placeholder instead of reading the environment', async () => {
@@ -148,3 +205,56 @@ for (const { format, make } of CASES) {
     })
   })
 }
+
+describe('workflow llm steps retry on ProviderError.retryable, not on its text', () => {
+  let fake: FakeServer
+  beforeAll(() => {
+    fake = startFakeServer('openai')
+  })
+  afterAll(() => fake.close())
+
+  const flow: WorkflowDefinition = {
+    nodes: [
+      { id: 'ask', type: 'agentbox.llm', params: { prompt: 'hello' }, retry: { max_tries: 3, wait_ms: 0 } },
+      { id: 'out', type: 'agentbox.output', params: { value: '{{ $json.text }}' } },
+    ] as WorkflowDefinition['nodes'],
+    connections: [{ from: 'ask', to: 'out' }],
+  }
+
+  async function runFlow() {
+    const provider = new OpenAIProvider(endpoint(fake.url), 2_000)
+    const traces: StepTrace[] = []
+    const host: EngineHost = {
+      clock: { now: () => Date.now() },
+      stepData: null,
+      isCancelled: () => false,
+      onTrace: (t) => void traces.push(t),
+      sleep: async () => {},
+      callLlm: async (call) => ({ text: (await provider.complete({ model: 'm', system: null, messages: [{ role: 'user', content: call.prompt }] })).text, provider: 'openai', model: 'm' }),
+    }
+    const info = { id: 'r1', input: {}, started_at: new Date().toISOString(), starter: 'u1', dry_run: false, workflow: { id: 'w', name: 'w', version: 1, agent: 'a' } }
+    const outcome = await new WorkflowExecutor(flow, info, host).start()
+    return { outcome: outcome as any, attempts: traces.find((t) => t.node_id === 'ask')!.attempts }
+  }
+
+  test('a 429 that outlasts the client library is tried again by the step, which then succeeds', async () => {
+    // The client library sends each call three times (two retries); the step's second try gets the reply.
+    const limited = { status: 429, message: 'rate limited', type: 'rate_limit_error', headers: { 'retry-after-ms': '1' } }
+    fake.behave(limited, limited, limited, { reply: 'finally' })
+    const { outcome, attempts } = await runFlow()
+    expect(outcome.status).toBe('succeeded')
+    expect(outcome.result).toBe('finally')
+    expect(attempts).toEqual([{ n: 1, error: { code: 'llm_error', message: `The openai provider at ${fake.url} answered HTTP 429: rate limited`, retryable: true } }])
+  })
+
+  test('a 400 fails the step at once, whatever its message says', async () => {
+    fake.behave({ status: 400, message: 'the upstream timed out', type: 'invalid_request_error' })
+    const before = fake.requests.length
+    const { outcome, attempts } = await runFlow()
+    expect(outcome.status).toBe('failed')
+    expect(outcome.error).toMatchObject({ code: 'llm_error', node_id: 'ask' })
+    expect(attempts).toHaveLength(1)
+    expect(attempts[0]!.error.retryable).toBe(false)
+    expect(fake.requests.length - before).toBe(1)
+  })
+})

@@ -16,7 +16,7 @@ export class StepFailure extends Error {
   }
 }
 
-/** Something inside a step went wrong; `retryable` marks timeouts, 429 and 5xx of model calls. */
+/** Something inside a step went wrong; `retryable` carries a model call's ProviderError.retryable (time-outs, network, 408, 429, 5xx). */
 export class StepError extends Error {
   constructor(readonly code: string, message: string, readonly retryable = false) {
     super(message)

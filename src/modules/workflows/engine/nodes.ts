@@ -1,4 +1,5 @@
 // What each node type does with its resolved params and $json: set, if, map, join, llm, output (gates live in the executor).
+import { ProviderError } from '../../../llm/provider.ts'
 import { cloneJson, isPlainObject } from '../expr/values.ts'
 import { LIMITS, type WorkflowNode } from '../definition/types.ts'
 import { testCondition, type Condition } from './conditions.ts'
@@ -19,8 +20,6 @@ export interface NodeTools {
   host: EngineHost
   runMap(items: unknown[]): Promise<unknown[]>
 }
-
-const RETRYABLE = /HTTP (429|5\d\d)|did not answer|Could not reach|timed? ?out/i
 
 export async function runNode(node: WorkflowNode, params: Record<string, unknown>, json: unknown, tools: NodeTools): Promise<NodeResult> {
   switch (node.type) {
@@ -76,6 +75,8 @@ async function callModel(node: WorkflowNode, params: Record<string, unknown>, ho
   } catch (error) {
     if (error instanceof StepError) throw error
     const message = error instanceof Error ? error.message : String(error)
-    throw new StepError('llm_error', message, RETRYABLE.test(message))
+    // The provider decided retryability where the error was made (time-outs, network, 408, 429, 5xx); anything else
+    // reaching here is not a provider answer at all, and another try would not change it.
+    throw new StepError('llm_error', message, error instanceof ProviderError && error.retryable)
   }
 }
