@@ -12,12 +12,16 @@ export interface CancelHandle {
   starterId: string
 }
 
-export function engineHost(clock: Clock, providers: ModelProviders, handle: CancelHandle, stepData: Record<string, unknown> | null, traces: StepTrace[]): EngineHost {
+/**
+ * `traces` collects step traces only when something will read them (recording not disabled, or include_data):
+ * otherwise a run would hold every step's input and output until it ends, only for them to be thrown away.
+ */
+export function engineHost(clock: Clock, providers: ModelProviders, handle: CancelHandle, stepData: Record<string, unknown> | null, traces: StepTrace[] | null): EngineHost {
   return {
     clock,
     stepData,
     isCancelled: () => handle.cancelled,
-    onTrace: (trace) => void traces.push(trace),
+    onTrace: traces ? (trace) => void traces.push(trace) : () => undefined,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     async callLlm(call) {
       const provider = call.provider ?? providers.default.provider

@@ -81,7 +81,8 @@ export class WorkflowRuns {
     const meta: RunMeta = { info, agentId: agent.id, source, definitionHash: sha256Hex(JSON.stringify(workflow.definition)), recording }
     const traces: StepTrace[] = []
     const handle: CancelHandle = { cancelled: false, agentId: agent.id, starterId: principal.userId }
-    const executor = new WorkflowExecutor(workflow.definition, info, engineHost(this.deps.clock, this.deps.providers, handle, dry ? ((body.step_data ?? {}) as Record<string, unknown>) : null, traces))
+    const keepTraces = body.include_data || (!dry && recording !== 'disabled')
+    const executor = new WorkflowExecutor(workflow.definition, info, engineHost(this.deps.clock, this.deps.providers, handle, dry ? ((body.step_data ?? {}) as Record<string, unknown>) : null, keepTraces ? traces : null))
     if (dry) {
       const outcome = await this.#execute(info.id, () => executor.start())
       return this.#view(meta, outcome, outcome.kind === 'finished' ? outcome.status : 'waiting_human', null, traces, body.include_data)
@@ -180,7 +181,7 @@ export class WorkflowRuns {
     const meta: RunMeta = { info, agentId, source: (row?.source ?? 'live') as 'live' | 'draft', definitionHash: row?.definition_hash ?? '', recording }
     const traces: StepTrace[] = []
     const handle: CancelHandle = { cancelled: false, agentId, starterId: info.starter }
-    const executor = new WorkflowExecutor(definition, info, engineHost(this.deps.clock, this.deps.providers, handle, null, traces))
+    const executor = new WorkflowExecutor(definition, info, engineHost(this.deps.clock, this.deps.providers, handle, null, includeData || recording !== 'disabled' ? traces : null))
     this.#active.set(info.id, handle)
     try {
       const outcome = await this.#execute(info.id, () => executor.resume(state, { gate_id: checkpoint.gate_id, data: JSON.parse(checkpoint.data) }, decision))
