@@ -39,18 +39,8 @@ export const CreateTaskBody = t.Object({
   thread_id: t.Optional(Nullable(Id)),
 })
 
-export const UpdateTaskBody = t.Object({
-  name: t.Optional(Name),
-  prompt: t.Optional(Prompt),
-  agent_id: t.Optional(Nullable(Id)),
-  chat_model: t.Optional(t.Union([ChatModelInput, t.Null()])),
-  mentions: t.Optional(Mentions),
-  visibility: t.Optional(Visibility),
-  schedule: t.Optional(ScheduleInput),
-  state: t.Optional(State),
-  thread_policy: t.Optional(ThreadPolicy),
-  thread_id: t.Optional(Nullable(Id)),
-})
+/** PATCH: any field of create, each optional; a provided field replaces the stored one. */
+export const UpdateTaskBody = t.Partial(CreateTaskBody)
 
 export const Task = t.Object({
   id: t.String(),
