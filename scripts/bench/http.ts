@@ -485,8 +485,8 @@ function report(binary: BinaryFacts | null): string {
   const bare = samples.get('bare')!
   const bareByRound = new Map(bare.map((s) => [s.round, s]))
   lines.push(`### HTTP throughput (${ROUNDS} rounds × ${DURATION} s after ${WARMUP} s warm-up, ${CONNECTIONS} connections; medians)`, '')
-  lines.push('| config | log level | req/s median | ratio vs bare | CPU-normalised ratio | server CPU µs/req | p50 ms | p99 ms | non-2xx + socket errors |')
-  lines.push('|---|---|---|---|---|---|---|---|---|')
+  lines.push('| config | log level | req/s median | ratio vs bare | CPU-normalised ratio | server CPU µs/req | server CPU % | p50 ms | p99 ms | non-2xx + socket errors |')
+  lines.push('|---|---|---|---|---|---|---|---|---|---|')
   for (const c of CONFIGS) {
     const list = samples.get(c.key)!
     const ratios = list.map((s) => s.rps / (bareByRound.get(s.round)?.rps ?? NaN))
@@ -494,11 +494,17 @@ function report(binary: BinaryFacts | null): string {
     const bad = list.reduce((a, s) => a + s.non2xx + s.socketErrors, 0)
     lines.push(
       `| ${c.label} | ${c.server === 'bare' ? '–' : c.server} | ${fmt(median(list.map((s) => s.rps)))} | **${fmt(median(ratios), 2)}** | ${fmt(median(cpuRatios), 2)} | ` +
-        `${fmt(median(list.map((s) => 1e6 / s.perCpuSecond)), 1)} | ${fmt(median(list.map((s) => s.p50 ?? NaN)), 2)} | ${fmt(median(list.map((s) => s.p99 ?? NaN)), 2)} | ${bad} |`,
+        `${fmt(median(list.map((s) => 1e6 / s.perCpuSecond)), 1)} | ${fmt(median(list.map((s) => s.cpuShare * 100)))} | ${fmt(median(list.map((s) => s.p50 ?? NaN)), 2)} | ${fmt(median(list.map((s) => s.p99 ?? NaN)), 2)} | ${bad} |`,
     )
   }
   lines.push('', 'Ratios are medians of per-round ratios against the bare server of the same round. "CPU-normalised" divides req/s by the')
-  lines.push("server process's own CPU share during the run (utime+stime from /proc), which is less sensitive to host noise.", '')
+  lines.push("server process's own CPU share during the run (utime+stime from /proc), which is less sensitive to host noise.")
+  const bareShare = median(bare.map((s) => s.cpuShare))
+  if (bareShare < 0.85) {
+    lines.push('', `**Warning**: the bare server used only ${Math.round(bareShare * 100)} % of its CPU, so the load generator (or the host) was the bottleneck`)
+    lines.push('and the raw req/s ratios are compressed towards 1: read the CPU-normalised column instead.')
+  }
+  lines.push('')
   const rss = [...peakRss].map(([k, v]) => `${k} ${fmt(median(v), 1)} MiB`).join(', ')
   lines.push(`Peak RSS after the runs (VmHWM, median): ${rss}.`, '')
 
@@ -539,14 +545,22 @@ try {
     await round(r)
   }
   let binary: BinaryFacts | null = null
+  let binaryError: string | null = null
   if (!opts['no-binary']) {
     console.log('binary: size, cold start, idle RSS')
-    binary = await binaryFacts()
+    try {
+      binary = await binaryFacts()
+    } catch (error) {
+      // Keep the HTTP results: report the failure in the binary section and exit non-zero.
+      binaryError = (error as Error).message
+      console.error(error)
+    }
   }
-  const md = report(binary)
+  let md = report(binary)
+  if (binaryError) md = md.replace('### Machine', `### Binary\n\nFAIL: ${binaryError}\n\n### Machine`)
   console.log('\n' + md)
   if (opts.json) writeFileSync(opts.json, JSON.stringify({ machine: machine(), configs: CONFIGS, samples: Object.fromEntries(samples), checks, peakRss: Object.fromEntries(peakRss), binary }, null, 2))
-  failed = checks.some((c) => !c.pass) || [...samples.values()].flat().some((s) => s.non2xx > 0 || s.socketErrors > 0)
+  failed = binaryError !== null || checks.some((c) => !c.pass) || [...samples.values()].flat().some((s) => s.non2xx > 0 || s.socketErrors > 0)
 } catch (error) {
   console.error(error)
   failed = true

@@ -1,6 +1,8 @@
 // Fallback load generator when wrk is not installed: closed loop, N concurrent fetch loops for D seconds.
 // Usage: bun scripts/bench/loadgen.ts URL CONCURRENCY SECONDS [HEADER_NAME HEADER_VALUE]
 // Prints one JSON line: { requests, seconds, non2xx, errors, p50_ms, p99_ms }.
+export {}
+
 const [url, concurrencyArg, secondsArg, headerName, headerValue] = process.argv.slice(2)
 if (!url) {
   console.error('usage: loadgen.ts URL CONCURRENCY SECONDS [HEADER_NAME HEADER_VALUE]')

@@ -18,7 +18,9 @@ export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthServic
         detail: { tags, summary: 'Sign in with e-mail and password', security: [] },
       },
     )
-    .get('/api/auth/me', ({ principal }) => ({ id: principal.userId, email: principal.email, name: principal.name, role: principal.role }), {
+    // Answered as a ready Response: Elysia would otherwise check it against the response schema on every call
+    // (~1.7 µs on the hottest authenticated route); the schema still documents it.
+    .get('/api/auth/me', ({ principal }) => Response.json({ id: principal.userId, email: principal.email, name: principal.name, role: principal.role }), {
       auth: 'member',
       response: { 200: Me },
       detail: { tags, summary: 'The authenticated caller' },

@@ -21,7 +21,7 @@ function pathOf(url: string): string {
 export function withRequestTracking(handle: (request: Request) => Response | Promise<Response>, logger: Logger): FetchHandler {
   const logRequests = logger.isEnabled('info')
   return async function serveRequest(request, server) {
-    const context = beginRequest(request, server?.requestIP(request)?.address ?? 'unknown')
+    const context = beginRequest(request, () => server?.requestIP(request)?.address)
     let response = await handle(request)
     try {
       response.headers.set('x-request-id', context.id)
