@@ -23,6 +23,7 @@ import { openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import type { Database } from '../../src/platform/db/schema.ts'
 import { issueTestLicense } from '../../test/helpers/license.ts'
+import { queryPlan } from '../../test/helpers/query-plan.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
@@ -500,7 +501,7 @@ async function main(): Promise<void> {
       captured.length = 0
       await service.summarise(principal, { time_frame: 'weekly', start_date: new Date(firstDay).toISOString(), end_date: new Date(today - 1).toISOString() })
       const query = captured.at(-1)!
-      return (reader.query(`EXPLAIN QUERY PLAN ${query.sql}`).all(...(query.parameters as never[])) as { detail: string }[]).map((r) => r.detail)
+      return queryPlan(reader, query.sql, query.parameters)
     }
     const principal = (userId: string, role: 'admin' | 'member'): Principal => ({ userId, role, email: '', name: '', kind: 'person', via: 'access_token', tokenId: null })
     const adminPlan = await planOf(principal(adminId, 'admin'))

@@ -2,6 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { agentListQuery } from '../../src/modules/agents/service.ts'
 import type { Principal } from '../../src/platform/auth/principal.ts'
+import { queryPlan } from '../helpers/query-plan.ts'
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer
@@ -226,7 +227,7 @@ describe('GET /api/agents', () => {
   test('both list queries are served by indexes, with no sort step', async () => {
     const plan = (principal: Principal) => {
       const { sql, parameters } = agentListQuery(t.server.database.db, principal, { limit: 50, offset: 0 }).compile()
-      return (t.server.database.reader.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(parameters as any[])) as { detail: string }[]).map((r) => r.detail)
+      return queryPlan(t.server.database.reader, sql, parameters)
     }
     const principal = (role: 'admin' | 'member'): Principal => ({ userId: owner.id, email: 'owner@example.com', name: 'o', role, kind: 'person', via: 'access_token', tokenId: null })
     const member = plan(principal('member'))

@@ -1,5 +1,6 @@
 // Context types (CONTRACT §8): list, create, get, replace, delete; unique names per tenant, created_by, who may change them.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { queryPlan } from '../helpers/query-plan.ts'
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer
@@ -90,8 +91,7 @@ describe('GET /api/context-type', () => {
   })
 
   test('the list is served by the unique name index', () => {
-    const plan = t.server.database.reader.query('EXPLAIN QUERY PLAN SELECT id FROM context_types ORDER BY name').all() as { detail: string }[]
-    expect(plan.map((p) => p.detail).join(' ')).toContain('context_types_name')
+    expect(queryPlan(t.server.database.reader, 'SELECT id FROM context_types ORDER BY name').join(' ')).toContain('context_types_name')
   })
 })
 
