@@ -74,7 +74,7 @@ interface Services {
 
 function buildApp({ config, clock, logger, database, license, tenant, jobs, isReady }: Services) {
   const guard = authGuard({
-    authenticate: createAuthenticator({ db: database.db, reader: database.reader, clock, accessTokenSecret: () => tenant.accessTokenKey }),
+    authenticate: createAuthenticator({ db: database.db, reader: database.reader, changeStamp: database.changeStamp, clock, accessTokenSecret: () => tenant.accessTokenKey }),
     licenseLapsed: () => license.isLapsed(),
   })
   const context: ModuleContext = { config, clock, logger, database, guard, jobs }

@@ -62,9 +62,16 @@ try {
   const key = Buffer.from(new SecretStore(config.dataDir).read(ACCESS_TOKEN_KEY_FILE)!, 'base64url')
 
   console.log('\n## Auth (src/modules/auth/authenticator.ts), on the server’s read connection (WAL, writer open)')
-  const authenticate = createAuthenticator({ db: database.db, reader: database.reader, clock: systemClock, accessTokenSecret: () => key })
-  await time('authenticate(JWT)  [cached HMAC + userById]', () => authenticate(`Bearer ${jwt}`))
-  await time('authenticate(PAT)  [sha256 + token lookup as src/ has it]', () => authenticate(`Bearer ${pat}`))
+  const options = { db: database.db, reader: database.reader, clock: systemClock, accessTokenSecret: () => key }
+  const authenticate = createAuthenticator({ ...options, changeStamp: database.changeStamp })
+  // A stamp that never stands still: every call misses the principal cache, as right after any write.
+  let tick = 0
+  const uncached = createAuthenticator({ ...options, changeStamp: () => ++tick })
+  await time('authenticate(JWT)  [cached HMAC + remembered principal, no writes since]', () => authenticate(`Bearer ${jwt}`))
+  await time('authenticate(PAT)  [remembered principal, no writes since]', () => authenticate(`Bearer ${pat}`))
+  await time('authenticate(JWT)  [cached HMAC + userById: the first request after a write]', () => uncached(`Bearer ${jwt}`))
+  await time('authenticate(PAT)  [sha256 + token lookup: the first request after a write]', () => uncached(`Bearer ${pat}`))
+  await time('  changeStamp()  [writer.inTransaction + SELECT total_changes()]', () => database.changeStamp())
 
   const cols = ['users.id', 'users.email', 'users.name', 'users.role', 'users.kind', 'users.active', 'users.session_version'] as const
   const joinSql = database.db

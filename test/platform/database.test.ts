@@ -1,6 +1,7 @@
 // The data layer: pragmas, migrations through the static provider, the pre-migration copy, the downgrade guard, backups.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Database as Sqlite } from 'bun:sqlite'
+import { sql } from 'kysely'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +9,7 @@ import { backupDatabaseFile, BackupError } from '../../src/platform/db/backup.ts
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts'
 import { migrateToLatest, MigrationError } from '../../src/platform/db/migrate.ts'
 import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
+import { queryPlan } from '../helpers/query-plan.ts'
 import { startTestServer } from '../helpers/server.ts'
 
 const dirs: string[] = []
@@ -40,6 +42,44 @@ describe('openDatabase', () => {
   test('the read connection cannot write', () => {
     const handle = open(join(tempDir(), 'a.db'))
     expect(() => handle.reader.run('CREATE TABLE x (id INTEGER)')).toThrow()
+  })
+})
+
+describe('the change stamp and the read connection (what the authenticator relies on)', () => {
+  const setUp = () => {
+    const handle = open(join(tempDir(), 'stamp.db'))
+    handle.writer.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)')
+    handle.writer.run("INSERT INTO t (v) VALUES ('a'), ('b')")
+    return handle
+  }
+  const count = (connection: Sqlite) => (connection.query('SELECT count(*) AS n FROM t').get() as { n: number }).n
+
+  test('moves on every write that changes a row, stands still otherwise, and is null inside a transaction', async () => {
+    const handle = setUp()
+    const first = handle.changeStamp()
+    expect(first).toEqual(expect.any(Number))
+    expect(handle.changeStamp()).toBe(first)
+    handle.writer.run("UPDATE t SET v = 'x' WHERE id = 999")
+    expect(handle.changeStamp()).toBe(first)
+    handle.writer.run("UPDATE t SET v = 'c' WHERE id = 1")
+    const afterUpdate = handle.changeStamp()
+    expect(afterUpdate).not.toBe(first)
+    await handle.db.transaction().execute(async (trx) => {
+      expect(handle.changeStamp()).toBeNull()
+      await sql`UPDATE t SET v = 'e' WHERE id = 2`.execute(trx)
+      expect(handle.changeStamp()).toBeNull()
+    })
+    expect(handle.changeStamp()).not.toBe(afterUpdate)
+  })
+
+  test('the read connection sees each commit on its next read, also after a query plan was read', () => {
+    const handle = setUp()
+    expect(count(handle.reader)).toBe(2)
+    expect(queryPlan(handle.reader, 'SELECT v FROM t WHERE id = ?', [1]).join(' ')).toContain('INTEGER PRIMARY KEY')
+    handle.writer.run('DELETE FROM t')
+    expect(count(handle.reader)).toBe(0)
+    handle.writer.run("INSERT INTO t (v) VALUES ('d')")
+    expect(count(handle.reader)).toBe(1)
   })
 })
 

@@ -5,7 +5,7 @@ export interface Principal {
   readonly userId: string
   readonly email: string
   readonly name: string
-  /** Read from the database on every request, so a role change applies at once. */
+  /** As last committed when the request was authenticated (src/modules/auth/authenticator.ts): a role change applies at once. */
   readonly role: UserRole
   readonly kind: UserKind
   /** How the caller proved it: an access token from login, the org token, or a personal API token. */

@@ -30,6 +30,13 @@ export interface DatabaseHandle {
    */
   readonly reader: Sqlite
   readonly path: string
+  /**
+   * A stamp that moves whenever the writer changes a row (SQLite's total_changes, ~0.1 µs), or null while the writer
+   * has a transaction open: its changes are not committed yet, so nothing read now may be kept past the commit.
+   * This connection is the instance's only writer (one process owns the data dir), so a cache that is dropped when
+   * the stamp moves and filled only under a non-null stamp never serves a row older than the last commit.
+   */
+  changeStamp(): number | null
   close(): Promise<void>
 }
 
@@ -44,12 +51,15 @@ export function openDatabase(path: string): DatabaseHandle {
   const cachedStatements = { prepare: (sql: string) => writer.query(sql), close: () => writer.close() } as unknown as Sqlite
   const db = new Kysely<Database>({ dialect: new BunSqliteDialect({ database: cachedStatements }) })
 
+  const totalChanges = writer.query<{ n: number }, []>('SELECT total_changes() AS n')
+
   let closed = false
   return {
     db,
     writer,
     reader,
     path,
+    changeStamp: () => (writer.inTransaction ? null : totalChanges.get()!.n),
     async close() {
       if (closed) return
       closed = true
