@@ -14,6 +14,7 @@ import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule, ModuleContext } from './platform/module-context.ts'
 import { SecretStore } from './platform/secrets.ts'
+import { lockDataDir, type DataDirLock } from './platform/data-dir-lock.ts'
 import { consoleRoutes } from './modules/console/routes.ts'
 import { createAgentsModule } from './modules/agents/module.ts'
 import { agentVisibleTo, liveInstructions } from './modules/agents/service.ts'
@@ -129,29 +130,38 @@ function prepareDataDir(dataDir: string): void {
   for (const sub of ['backups', 'git']) mkdirSync(join(dataDir, sub), { recursive: true, mode: 0o750 })
 }
 
-/** Everything that can fail at boot (data dir, migrations) fails here, before a port is opened. */
+/**
+ * Everything that can fail at boot (the data dir and its lock, migrations) fails here, before a port is opened, and
+ * leaves the data dir unlocked and the database closed, so a corrected retry in the same process works.
+ */
 export async function createServer(config: Config, overrides: ServerOverrides = {}): Promise<AgentboxServer> {
   const clock = overrides.clock ?? systemClock
   const logger = overrides.logger ?? createLogger(config.logLevel)
   prepareDataDir(config.dataDir)
-  const secrets = new SecretStore(config.dataDir)
-  const database = openDatabase(join(config.dataDir, DATABASE_FILE))
-  chmodSync(database.path, 0o600)
-
-  let closing = false
+  const dataDirLock = lockDataDir(config.dataDir)
+  let database: DatabaseHandle | undefined
   try {
-    const migration = await migrateToLatest(database, join(config.dataDir, 'backups'), clock.now())
-    if (migration.applied.length > 0) logger.info('database migrated', { applied: migration.applied, backup: migration.backupPath })
+    database = openDatabase(join(config.dataDir, DATABASE_FILE))
+    return await bootOn(config, clock, logger, database, dataDirLock)
   } catch (error) {
-    await database.close()
+    await database?.close()
+    dataDirLock.release()
     throw error
   }
+}
+
+async function bootOn(config: Config, clock: Clock, logger: Logger, database: DatabaseHandle, dataDirLock: DataDirLock): Promise<AgentboxServer> {
+  chmodSync(database.path, 0o600)
+  const secrets = new SecretStore(config.dataDir)
+  const migration = await migrateToLatest(database, join(config.dataDir, 'backups'), clock.now())
+  if (migration.applied.length > 0) logger.info('database migrated', { applied: migration.applied, backup: migration.backupPath })
 
   const license = new LicenseService(database.db, clock, keyringFor(config.licenseMode))
   await license.load()
   const tenant = new TenantService({ db: database.db, clock, logger, secrets, license, configuredSetupToken: config.setupToken })
   const setupToken = await tenant.boot()
 
+  let closing = false
   const jobs = new JobRunner(logger)
   const { app, modules } = buildApp({ config, clock, logger, database, license, tenant, jobs, isReady: () => !closing })
   for (const module of modules) await module.start?.()
@@ -189,6 +199,7 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
       await jobs.stop()
       for (const module of [...modules].reverse()) await module.stop?.()
       await database.close()
+      dataDirLock.release()
       logger.info('stopped')
     },
   }

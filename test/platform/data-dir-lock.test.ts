@@ -1,0 +1,92 @@
+// One server per data dir (src/platform/data-dir-lock.ts): a second one is refused, in the same process and from another
+// process, and the lock goes with its holder: on stop, on a failed boot, and on kill -9.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../../src/config.ts'
+import { DataDirInUseError, LOCK_FILE } from '../../src/platform/data-dir-lock.ts'
+import { createServer, DATABASE_FILE } from '../../src/server.ts'
+import { CapturedLog, startTestServer } from '../helpers/server.ts'
+import { launchServer, ROOT, stopAllServers, stopServer } from '../helpers/process.ts'
+
+const tmp = mkdtempSync(join(tmpdir(), 'agentbox-lock-'))
+afterAll(async () => {
+  await stopAllServers()
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+const boot = (dataDir: string) =>
+  createServer(loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test' }), { logger: new CapturedLog() })
+
+describe('in one process', () => {
+  test('a second server on the same data dir is refused while the first runs, and starts once it stopped', async () => {
+    const first = await startTestServer({ dataDir: join(tmp, 'same-process') })
+    const refused = await boot(first.dataDir).then(
+      () => null,
+      (error) => error,
+    )
+    expect(refused).toBeInstanceOf(DataDirInUseError)
+    expect(refused.message).toContain(first.dataDir)
+    // The refusal touched nothing: the first server still answers and writes.
+    const { adminToken } = await first.provision()
+    expect((await first.request('GET', '/api/auth/me', { token: adminToken })).status).toBe(200)
+    await first.close()
+
+    const second = await boot(first.dataDir)
+    expect((await second.fetch(new Request('http://localhost/api/health'))).status).toBe(200)
+    await second.stop()
+  })
+
+  test('the lock file is private to the service user', async () => {
+    const server = await startTestServer({ dataDir: join(tmp, 'mode') })
+    expect(statSync(join(server.dataDir, LOCK_FILE)).mode & 0o777).toBe(0o600)
+    await server.close()
+  })
+
+  test('a boot that fails after taking the lock gives it back, so a corrected retry starts', async () => {
+    const dataDir = join(tmp, 'failed-boot')
+    await (await boot(dataDir)).stop()
+    // Not a database: the migration step fails.
+    const database = join(dataDir, DATABASE_FILE)
+    const saved = await Bun.file(database).arrayBuffer()
+    writeFileSync(database, 'this is not a SQLite file, it is long enough to have a header of its own....')
+    for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
+    const failure = await boot(dataDir).then(
+      () => null,
+      (error) => error,
+    )
+    expect(failure).toBeInstanceOf(Error)
+    expect(failure).not.toBeInstanceOf(DataDirInUseError)
+
+    writeFileSync(database, new Uint8Array(saved))
+    const retried = await boot(dataDir)
+    expect((await retried.fetch(new Request('http://localhost/api/health/ready'))).status).toBe(200)
+    await retried.stop()
+  })
+})
+
+describe('across processes', () => {
+  test('a second `agentbox serve` exits 1 with the reason; after kill -9 of the first, a new one starts on the data dir', async () => {
+    const dataDir = join(tmp, 'processes')
+    const first = await launchServer({ dataDir })
+
+    const second = Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, AGENTBOX_LICENSE_MODE: 'test' },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    expect(await second.exited).toBe(1)
+    const lines = (await new Response(second.stdout).text()).split('\n').filter((line) => line.startsWith('{'))
+    const failure = lines.map((line) => JSON.parse(line)).find((line) => line.msg === 'could not start')
+    expect(failure?.error).toContain('another agentbox process is serving the data dir')
+    expect((await fetch(`${first.base}/api/health/live`)).status).toBe(200)
+
+    expect(await stopServer(first, 'SIGKILL')).not.toBe(0)
+    const third = await launchServer({ dataDir })
+    expect((await fetch(`${third.base}/api/health/ready`)).status).toBe(200)
+    expect(await stopServer(third, 'SIGTERM')).toBe(0)
+  })
+})
