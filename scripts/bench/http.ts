@@ -1,5 +1,6 @@
-// HTTP benchmark: bare Bun.serve vs the real agentbox server (health, /api/auth/me with a JWT and with a PAT),
-// at log level warn and info, plus correctness checks under load and the binary's size, cold start and idle RSS.
+// HTTP benchmark: bare Bun.serve vs the real agentbox server (health, /api/auth/me with a JWT and with a PAT), from
+// source at log level warn and info and as the compiled binary (info), plus correctness checks under load and the
+// binary's size, cold start and idle RSS.
 //
 //   bun scripts/bench/http.ts [--rounds 3] [--duration 5] [--warmup 2] [--connections 50] [--cold-starts 5]
 //                             [--no-info] [--no-binary] [--rebuild] [--loadgen wrk|bun] [--json FILE]
@@ -185,12 +186,14 @@ async function expectOk(base: string, method: string, path: string, token: strin
   return json
 }
 
-async function startAgentbox(logLevel: 'warn' | 'info', tag: string): Promise<Agentbox> {
+const FROM_SOURCE = [process.execPath, join(ROOT, 'src', 'main.ts')]
+
+async function startAgentbox(logLevel: 'warn' | 'info', tag: string, command = FROM_SOURCE): Promise<Agentbox> {
   const port = await freePort()
   const dir = join(benchRoot, tag)
   mkdirSync(dir, { recursive: true })
   // Logs go to a file, as with a shell redirect: the cost of formatting and writing each line is in, no terminal or journald.
-  const proc = Bun.spawn(pinned(0, [process.execPath, join(ROOT, 'src', 'main.ts'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', join(dir, 'data')]), {
+  const proc = Bun.spawn(pinned(0, [...command, 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', join(dir, 'data')]), {
     cwd: ROOT,
     env: { ...process.env, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: logLevel },
     stdout: Bun.file(join(dir, 'stdout.log')),
@@ -267,7 +270,8 @@ async function load(url: string, authorization: string | null, seconds: number):
 
 // -------------------------------------------------------------------------------------------------------------- configs
 
-type ServerKey = 'bare' | 'warn' | 'info'
+/** warn and info: `bun src/main.ts` at that log level; binary: `dist/agentbox` as shipped (info, the default). */
+type ServerKey = 'bare' | 'warn' | 'info' | 'binary'
 interface BenchConfig {
   readonly key: string
   readonly label: string
@@ -285,6 +289,12 @@ const CONFIGS: BenchConfig[] = [
       { key: `me-jwt-${level}`, label: 'agentbox GET /api/auth/me, JWT', server: level, path: '/api/auth/me', auth: 'jwt' },
       { key: `me-pat-${level}`, label: 'agentbox GET /api/auth/me, PAT (abx_pat_)', server: level, path: '/api/auth/me', auth: 'pat' },
     ]),
+  ...(opts['no-binary']
+    ? []
+    : [
+        { key: 'me-jwt-binary', label: '`dist/agentbox` GET /api/auth/me, JWT', server: 'binary', path: '/api/auth/me', auth: 'jwt' },
+        { key: 'me-pat-binary', label: '`dist/agentbox` GET /api/auth/me, PAT (abx_pat_)', server: 'binary', path: '/api/auth/me', auth: 'pat' },
+      ] satisfies BenchConfig[]),
 ]
 
 interface Sample extends LoadResult {
@@ -324,6 +334,7 @@ async function round(r: number): Promise<void> {
   servers.set('bare', await startBare())
   servers.set('warn', await startAgentbox('warn', `r${r}-warn`))
   if (!opts['no-info']) servers.set('info', await startAgentbox('info', `r${r}-info`))
+  if (!opts['no-binary']) servers.set('binary', await startAgentbox('info', `r${r}-binary`, [BINARY]))
   const admin = servers.get('warn') as Agentbox
   const tokenFor = (c: BenchConfig): string => {
     const s = servers.get(c.server)
@@ -360,7 +371,7 @@ async function round(r: number): Promise<void> {
     )
   }
 
-  for (const level of ['warn', 'info'] as const) {
+  for (const level of ['warn', 'info', 'binary'] as const) {
     const s = servers.get(level)
     if (s) await correctness(s as Agentbox, level, r)
   }
@@ -428,12 +439,16 @@ async function coldStart(cmd: string[], tag: string): Promise<{ ms: number; rss:
   return { ms, rss }
 }
 
+/** The binary is served in the throughput rounds too, so it is rebuilt when src/ is newer: never measure old code. */
+function ensureBinary(): void {
+  const stale = existsSync(BINARY) && newestMtime(join(ROOT, 'src')) > statSync(BINARY).mtimeMs
+  if (existsSync(BINARY) && !stale && !opts.rebuild) return
+  console.log(`building ${BINARY}${stale ? ' (older than src/)' : ''} …`)
+  const build = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'build.ts')], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
+  if (build.exitCode !== 0) throw new Error('build failed')
+}
+
 async function binaryFacts(): Promise<BinaryFacts> {
-  if (!existsSync(BINARY) || opts.rebuild) {
-    console.log(`building ${BINARY} …`)
-    const build = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'build.ts')], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
-    if (build.exitCode !== 0) throw new Error('build failed')
-  }
   const st = statSync(BINARY)
   const facts: BinaryFacts = {
     sizeBytes: st.size,
@@ -493,7 +508,7 @@ function report(binary: BinaryFacts | null): string {
     const cpuRatios = list.map((s) => s.perCpuSecond / (bareByRound.get(s.round)?.perCpuSecond ?? NaN))
     const bad = list.reduce((a, s) => a + s.non2xx + s.socketErrors, 0)
     lines.push(
-      `| ${c.label} | ${c.server === 'bare' ? '–' : c.server} | ${fmt(median(list.map((s) => s.rps)))} | **${fmt(median(ratios), 2)}** | ${fmt(median(cpuRatios), 2)} | ` +
+      `| ${c.label} | ${c.server === 'bare' ? '–' : c.server === 'binary' ? 'info' : c.server} | ${fmt(median(list.map((s) => s.rps)))} | **${fmt(median(ratios), 2)}** | ${fmt(median(cpuRatios), 2)} | ` +
         `${fmt(median(list.map((s) => 1e6 / s.perCpuSecond)), 1)} | ${fmt(median(list.map((s) => s.cpuShare * 100)))} | ${fmt(median(list.map((s) => s.p50 ?? NaN)), 2)} | ${fmt(median(list.map((s) => s.p99 ?? NaN)), 2)} | ${bad} |`,
     )
   }
@@ -540,6 +555,7 @@ benchRoot = mkdtempSync(join(tmpdir(), 'agentbox-bench-'))
 let failed = false
 try {
   console.log(`HTTP bench: ${ROUNDS} rounds, ${CONFIGS.length} configs, ${DURATION} s runs (+${WARMUP} s warm-up), ${CONNECTIONS} connections, load: ${WRK ?? 'bun loadgen'}`)
+  if (!opts['no-binary']) ensureBinary()
   for (let r = 1; r <= ROUNDS; r++) {
     console.log(`round ${r}/${ROUNDS}`)
     await round(r)
