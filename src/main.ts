@@ -1,6 +1,7 @@
 // The agentbox command line: serve (default) | backup FILE | version | help. Parses argv and dispatches, nothing else.
 import { join } from 'node:path'
 import { ConfigError, loadConfig, USAGE } from './config.ts'
+import { DataDirInUseError } from './platform/data-dir-lock.ts'
 import { backupDatabaseFile } from './platform/db/backup.ts'
 import { createLogger, errorFields } from './platform/log.ts'
 import { createServer, DATABASE_FILE } from './server.ts'
@@ -39,7 +40,8 @@ async function main(argv: string[]): Promise<number> {
         server = await createServer(config, { logger })
         server.start()
       } catch (error) {
-        logger.error('could not start', errorFields(error))
+        // Another server on the data dir is an operator's situation, not a bug: the reason alone, no stack.
+        logger.error('could not start', error instanceof DataDirInUseError ? { error: error.message } : errorFields(error))
         return 1
       }
       const shutdown = (signal: string) => {

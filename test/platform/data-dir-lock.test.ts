@@ -82,6 +82,7 @@ describe('across processes', () => {
     const lines = (await new Response(second.stdout).text()).split('\n').filter((line) => line.startsWith('{'))
     const failure = lines.map((line) => JSON.parse(line)).find((line) => line.msg === 'could not start')
     expect(failure?.error).toContain('another agentbox process is serving the data dir')
+    expect(failure?.stack).toBeUndefined()
     expect((await fetch(`${first.base}/api/health/live`)).status).toBe(200)
 
     expect(await stopServer(first, 'SIGKILL')).not.toBe(0)
