@@ -130,6 +130,21 @@ function prepareDataDir(dataDir: string): void {
   for (const sub of ['backups', 'git']) mkdirSync(join(dataDir, sub), { recursive: true, mode: 0o750 })
 }
 
+/** Starts every module in order; if one fails, those already started are stopped, so nothing runs on a closed database. */
+async function startModules(modules: CapabilityModule[], jobs: JobRunner): Promise<void> {
+  const started: CapabilityModule[] = []
+  try {
+    for (const module of modules) {
+      await module.start?.()
+      started.push(module)
+    }
+  } catch (error) {
+    await jobs.stop()
+    for (const module of started.reverse()) await module.stop?.()
+    throw error
+  }
+}
+
 /**
  * Everything that can fail at boot (the data dir and its lock, migrations) fails here, before a port is opened, and
  * leaves the data dir unlocked and the database closed, so a corrected retry in the same process works.
@@ -164,7 +179,7 @@ async function bootOn(config: Config, clock: Clock, logger: Logger, database: Da
   let closing = false
   const jobs = new JobRunner(logger)
   const { app, modules } = buildApp({ config, clock, logger, database, license, tenant, jobs, isReady: () => !closing })
-  for (const module of modules) await module.start?.()
+  await startModules(modules, jobs)
   const fetch = withRequestTracking((request) => app.handle(request), logger)
   let listener: ReturnType<typeof Bun.serve> | undefined
 

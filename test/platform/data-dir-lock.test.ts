@@ -1,5 +1,6 @@
 // One server per data dir (src/platform/data-dir-lock.ts): a second one is refused, in the same process and from another
 // process, and the lock goes with its holder: on stop, on a failed boot, and on kill -9.
+import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -63,6 +64,28 @@ describe('in one process', () => {
     const retried = await boot(dataDir)
     expect((await retried.fetch(new Request('http://localhost/api/health/ready'))).status).toBe(200)
     await retried.stop()
+  })
+
+  test('a module that fails to start (a damaged table) fails the boot, gives the lock back, and a repaired retry starts', async () => {
+    const dataDir = join(tmp, 'module-start')
+    await (await boot(dataDir)).stop()
+    const database = join(dataDir, DATABASE_FILE)
+    const saved = await Bun.file(database).arrayBuffer()
+    const damage = new Database(database)
+    damage.run('DROP TABLE task_runs')
+    damage.close()
+
+    const failure = await boot(dataDir).then(
+      () => null,
+      (error) => error,
+    )
+    expect(String(failure?.message)).toContain('task_runs')
+
+    writeFileSync(database, new Uint8Array(saved))
+    for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
+    const repaired = await boot(dataDir)
+    expect((await repaired.fetch(new Request('http://localhost/api/health'))).status).toBe(200)
+    await repaired.stop()
   })
 })
 
