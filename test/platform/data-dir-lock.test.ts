@@ -45,47 +45,46 @@ describe('in one process', () => {
     await server.close()
   })
 
-  test('a boot that fails after taking the lock gives it back, so a corrected retry starts', async () => {
-    const dataDir = join(tmp, 'failed-boot')
+  /** A data dir whose database was made by a clean boot and stop, with its bytes kept so a test can damage and restore it. */
+  async function bootedOnce(name: string) {
+    const dataDir = join(tmp, name)
     await (await boot(dataDir)).stop()
-    // Not a database: the migration step fails.
     const database = join(dataDir, DATABASE_FILE)
-    const saved = await Bun.file(database).arrayBuffer()
-    writeFileSync(database, 'this is not a SQLite file, it is long enough to have a header of its own....')
-    for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
-    const failure = await boot(dataDir).then(
-      () => null,
-      (error) => error,
-    )
-    expect(failure).toBeInstanceOf(Error)
-    expect(failure).not.toBeInstanceOf(DataDirInUseError)
+    const saved = new Uint8Array(await Bun.file(database).arrayBuffer())
+    const restore = () => {
+      writeFileSync(database, saved)
+      for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
+    }
+    return { dataDir, database, restore }
+  }
+  const bootError = (dataDir: string) => boot(dataDir).then(() => null, (error: Error) => error)
 
-    writeFileSync(database, new Uint8Array(saved))
+  /** After the failure, the same process boots on the repaired data dir: the lock was given back, the database closed. */
+  async function expectRetryStarts(dataDir: string) {
     const retried = await boot(dataDir)
     expect((await retried.fetch(new Request('http://localhost/api/health/ready'))).status).toBe(200)
     await retried.stop()
+  }
+
+  test('a database that cannot be opened fails the boot, gives the lock back, and a corrected retry starts', async () => {
+    const { dataDir, database, restore } = await bootedOnce('failed-boot')
+    writeFileSync(database, 'this is not a SQLite file, it is long enough to have a header of its own....')
+    for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
+    const failure = await bootError(dataDir)
+    expect(failure).toBeInstanceOf(Error)
+    expect(failure).not.toBeInstanceOf(DataDirInUseError)
+    restore()
+    await expectRetryStarts(dataDir)
   })
 
   test('a module that fails to start (a damaged table) fails the boot, gives the lock back, and a repaired retry starts', async () => {
-    const dataDir = join(tmp, 'module-start')
-    await (await boot(dataDir)).stop()
-    const database = join(dataDir, DATABASE_FILE)
-    const saved = await Bun.file(database).arrayBuffer()
+    const { dataDir, database, restore } = await bootedOnce('module-start')
     const damage = new Database(database)
     damage.run('DROP TABLE task_runs')
     damage.close()
-
-    const failure = await boot(dataDir).then(
-      () => null,
-      (error) => error,
-    )
-    expect(String(failure?.message)).toContain('task_runs')
-
-    writeFileSync(database, new Uint8Array(saved))
-    for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
-    const repaired = await boot(dataDir)
-    expect((await repaired.fetch(new Request('http://localhost/api/health'))).status).toBe(200)
-    await repaired.stop()
+    expect(String((await bootError(dataDir))?.message)).toContain('task_runs')
+    restore()
+    await expectRetryStarts(dataDir)
   })
 })
 
