@@ -21,30 +21,9 @@ const boot = (dataDir: string) =>
   createServer(loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test' }), { logger: new CapturedLog() })
 
 describe('in one process', () => {
-  test('a second server on the same data dir is refused while the first runs, and starts once it stopped', async () => {
-    const first = await startTestServer({ dataDir: join(tmp, 'same-process') })
-    const refused = await boot(first.dataDir).then(
-      () => null,
-      (error) => error,
-    )
-    expect(refused).toBeInstanceOf(DataDirInUseError)
-    expect(refused.message).toContain(first.dataDir)
-    // The refusal touched nothing: the first server still answers and writes.
-    const { adminToken } = await first.provision()
-    expect((await first.request('GET', '/api/auth/me', { token: adminToken })).status).toBe(200)
-    await first.close()
-
-    const second = await boot(first.dataDir)
-    expect((await second.fetch(new Request('http://localhost/api/health'))).status).toBe(200)
-    await second.stop()
-  })
-
-  test('the lock file is private to the service user', async () => {
-    const server = await startTestServer({ dataDir: join(tmp, 'mode') })
-    expect(statSync(join(server.dataDir, LOCK_FILE)).mode & 0o777).toBe(0o600)
-    await server.close()
-  })
-
+  const removeWal = (database: string) => {
+    for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
+  }
   /** A data dir whose database was made by a clean boot and stop, with its bytes kept so a test can damage and restore it. */
   async function bootedOnce(name: string) {
     const dataDir = join(tmp, name)
@@ -53,23 +32,41 @@ describe('in one process', () => {
     const saved = new Uint8Array(await Bun.file(database).arrayBuffer())
     const restore = () => {
       writeFileSync(database, saved)
-      for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
+      removeWal(database)
     }
     return { dataDir, database, restore }
   }
   const bootError = (dataDir: string) => boot(dataDir).then(() => null, (error: Error) => error)
 
-  /** After the failure, the same process boots on the repaired data dir: the lock was given back, the database closed. */
+  /** The same process boots on the data dir again: the lock was given back and the database closed. */
   async function expectRetryStarts(dataDir: string) {
     const retried = await boot(dataDir)
     expect((await retried.fetch(new Request('http://localhost/api/health/ready'))).status).toBe(200)
     await retried.stop()
   }
 
+  test('a second server on the same data dir is refused while the first runs, and starts once it stopped', async () => {
+    const first = await startTestServer({ dataDir: join(tmp, 'same-process') })
+    const refused = await bootError(first.dataDir)
+    expect(refused).toBeInstanceOf(DataDirInUseError)
+    expect(refused?.message).toContain(first.dataDir)
+    // The refusal touched nothing: the first server still answers and writes.
+    const { adminToken } = await first.provision()
+    expect((await first.request('GET', '/api/auth/me', { token: adminToken })).status).toBe(200)
+    await first.close()
+    await expectRetryStarts(first.dataDir)
+  })
+
+  test('the lock file is private to the service user', async () => {
+    const server = await startTestServer({ dataDir: join(tmp, 'mode') })
+    expect(statSync(join(server.dataDir, LOCK_FILE)).mode & 0o777).toBe(0o600)
+    await server.close()
+  })
+
   test('a database that cannot be opened fails the boot, gives the lock back, and a corrected retry starts', async () => {
     const { dataDir, database, restore } = await bootedOnce('failed-boot')
     writeFileSync(database, 'this is not a SQLite file, it is long enough to have a header of its own....')
-    for (const suffix of ['-wal', '-shm']) rmSync(database + suffix, { force: true })
+    removeWal(database)
     const failure = await bootError(dataDir)
     expect(failure).toBeInstanceOf(Error)
     expect(failure).not.toBeInstanceOf(DataDirInUseError)
