@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
 import { LOG_LEVELS, type LogLevel } from './platform/log.ts'
+import { AllowEntryError, parseAllowList, type AllowEntry } from './platform/outbound/allow-list.ts'
 
 export type Command = 'serve' | 'version' | 'backup' | 'help'
 export type LicenseMode = 'production' | 'test'
@@ -48,6 +49,8 @@ export interface Config {
   readonly interactionRetentionDays: number
   /** Model providers for scheduled tasks (CONTRACT §7). */
   readonly llm: LlmConfig
+  /** Destinations outbound calls may reach although the address policy refuses them (AGENTBOX_OUTBOUND_ALLOW). */
+  readonly outboundAllow: readonly AllowEntry[]
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +69,8 @@ Flags override environment variables:
   --data  AGENTBOX_DATA_DIR  (./data; $STATE_DIRECTORY under systemd)
 Other settings: AGENTBOX_LOG_LEVEL (debug|info|warn|error), AGENTBOX_LICENSE_MODE (production|test),
 AGENTBOX_SETUP_TOKEN, AGENTBOX_INTERACTION_RETENTION_DAYS (365).
+AGENTBOX_OUTBOUND_ALLOW: private destinations outbound calls may reach, comma-separated hosts, host:port and
+CIDRs (e.g. api.internal,10.1.0.0/16); loopback, private and link-local addresses are refused otherwise.
 Model providers: AGENTBOX_LLM_PROVIDER (mock|openai|anthropic; mock), AGENTBOX_LLM_MODEL (required unless mock),
 AGENTBOX_OPENAI_BASE_URL (an OpenAI-compatible server, e.g. http://localhost:11434/v1), AGENTBOX_OPENAI_API_KEY,
 AGENTBOX_ANTHROPIC_BASE_URL, AGENTBOX_ANTHROPIC_API_KEY, AGENTBOX_LLM_TIMEOUT_MS (60000).`
@@ -121,6 +126,15 @@ function loadLlmConfig(env: Readonly<Record<string, string | undefined>>): LlmCo
   const timeout = env.AGENTBOX_LLM_TIMEOUT_MS ?? '60000'
   if (!/^[1-9]\d*$/.test(timeout)) throw new ConfigError(`AGENTBOX_LLM_TIMEOUT_MS must be a whole number of milliseconds (1 or more), got "${timeout}"`)
   return Object.freeze({ provider, model, openai, anthropic, timeoutMs: Number(timeout) })
+}
+
+function loadOutboundAllow(text: string): readonly AllowEntry[] {
+  try {
+    return Object.freeze(parseAllowList(text))
+  } catch (error) {
+    if (error instanceof AllowEntryError) throw new ConfigError(`AGENTBOX_OUTBOUND_ALLOW: ${error.message}`)
+    throw error
+  }
 }
 
 export function loadConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
@@ -179,5 +193,6 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     shutdownGraceMs: 10_000,
     interactionRetentionDays: Number(retention),
     llm: loadLlmConfig(env),
+    outboundAllow: loadOutboundAllow(env.AGENTBOX_OUTBOUND_ALLOW ?? ''),
   })
 }

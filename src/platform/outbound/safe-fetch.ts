@@ -1,0 +1,302 @@
+// safeFetch: the one HTTP client for calls that leave the machine (API operations, git remotes, external MCP
+// servers, model providers), guarded against server-side request forgery.
+//
+// Steps performed for every hop (the first request and each redirect):
+// 1. the URL must be absolute http(s) without user name or password;
+// 2. the host is resolved once (an IP literal is its own answer; `localhost` and `*.localhost` are loopback
+//    without asking DNS, RFC 6761);
+// 3. unless the host name is on the allow list, every address must pass the address policy or lie in an
+//    allow-listed address/CIDR: one refused address refuses the hop, before any connection is opened;
+// 4. the request goes to the checked address itself (the URL rewritten to the IP, the original `Host` header, TLS
+//    `serverName` = the host name), so nothing resolves the name a second time: no DNS-rebinding window;
+// 5. redirects are followed by hand (at most 5), credentials dropped once a hop leaves the origin.
+import { lookup } from 'node:dns/promises'
+import { forbiddenReason, formatIpAddress, parseIpAddress, unmapIPv4, type IpAddress } from './address-policy.ts'
+import { AllowList, normalizeHostName } from './allow-list.ts'
+import { OutboundError, type OutboundErrorCode } from './errors.ts'
+
+/** Every address a host name resolves to, as text (`93.184.215.14`, `2606:2800::1`). */
+export type Resolver = (hostName: string) => Promise<readonly string[]>
+export type FetchFunction = (url: string, init: BunFetchRequestInit) => Promise<Response>
+/** Called once per call: the operator's entries and the admin's org setting as they are now. */
+export type AllowListSource = AllowList | (() => AllowList | Promise<AllowList>)
+/** Starts a timer and returns its cancel function; tests pass one they fire by hand. */
+export type StartTimer = (ms: number, fire: () => void) => () => void
+
+export interface SafeFetchDependencies {
+  readonly allow: AllowListSource
+  /** Default: the system resolver (`dns.lookup`, every address, in the system's order). */
+  readonly resolve?: Resolver
+  /** Default: Bun's fetch. Tests inject one to prove a refused call never reaches it. */
+  readonly fetch?: FetchFunction
+  readonly startTimer?: StartTimer
+}
+
+export interface OutboundRequest {
+  /** Default GET. */
+  readonly method?: string
+  /** `Host`, `Content-Length` and hop-by-hop headers are ignored: the client sets them. */
+  readonly headers?: HeadersInit
+  readonly body?: string | Uint8Array | null
+  /**
+   * Headers and query parameters the credential layer added (`X-API-Key`, `api_key`), dropped like
+   * `Authorization`, `Cookie` and `Proxy-Authorization` as soon as a redirect leaves the origin.
+   */
+  readonly secretHeaders?: readonly string[]
+  readonly secretQueryParams?: readonly string[]
+  /** Default 5. */
+  readonly maxRedirects?: number
+  /** Default 1 MiB; a larger body is refused with `request_too_large` before anything is sent. */
+  readonly maxRequestBytes?: number
+  /** Default 5 MiB; the body is read up to this many bytes, then `truncated` is true and the rest is dropped. */
+  readonly maxResponseBytes?: number
+  /** For the whole call (every hop and the body). Default 30 s. */
+  readonly timeoutMs?: number
+  /** The caller's own cancellation: the call rejects with its reason. */
+  readonly signal?: AbortSignal
+}
+
+export interface OutboundResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: Uint8Array
+  readonly truncated: boolean
+  /** The URL that answered (after redirects). It may carry secret query parameters: do not log it. */
+  readonly url: string
+  readonly redirects: number
+}
+
+export type SafeFetch = (url: string | URL, request?: OutboundRequest) => Promise<OutboundResponse>
+
+export const OUTBOUND_LIMITS = Object.freeze({
+  maxRedirects: 5,
+  maxRequestBytes: 1024 * 1024,
+  maxResponseBytes: 5 * 1024 * 1024,
+  timeoutMs: 30_000,
+})
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization']
+// RFC 9110 §7.6.1 hop-by-hop fields, plus the framing and routing headers only the client may set.
+const CLIENT_OWNED_HEADERS = ['host', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'expect', 'proxy-authorization']
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']
+// Failures where nothing was sent, so the next address of the host may be tried even for a POST.
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ConnectionRefused', 'FailedToOpenSocket'])
+const LOOPBACK: readonly IpAddress[] = [parseIpAddress('127.0.0.1')!, parseIpAddress('::1')!]
+
+const systemResolver: Resolver = async (hostName) => (await lookup(hostName, { all: true, verbatim: true })).map((entry) => entry.address)
+const systemTimer: StartTimer = (ms, fire) => {
+  const timer = setTimeout(fire, ms)
+  return () => clearTimeout(timer)
+}
+
+function parseTarget(input: string | URL, base: URL | undefined, code: OutboundErrorCode): URL {
+  let url: URL
+  try {
+    url = new URL(input, base)
+  } catch {
+    throw new OutboundError(code, 'unparseable')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError(code, 'scheme')
+  // `http://trusted@evil` reads as a trusted host to a human; credentials never travel in URLs here.
+  if (url.username !== '' || url.password !== '') throw new OutboundError(code, 'userinfo')
+  if (url.hostname === '') throw new OutboundError(code, 'host')
+  return url
+}
+
+const portOf = (url: URL): number => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80)
+const isLocalhostName = (host: string): boolean => /(^|\.)localhost$/.test(normalizeHostName(host))
+const errorCode = (error: unknown): string =>
+  (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : null) ??
+  (error instanceof Error ? error.name : 'error')
+
+/** Rejects with the signal's reason as soon as it aborts, whatever the promise does. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+/** A copy for a caller's bytes, so a redirect resends exactly what the first hop sent. */
+function encodeBody(body: string | Uint8Array | null | undefined, limit: number): Uint8Array<ArrayBuffer> | null {
+  if (body === null || body === undefined) return null
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : new Uint8Array(body)
+  if (bytes.byteLength > limit) throw new OutboundError('request_too_large')
+  return bytes
+}
+
+function outgoingHeaders(init: HeadersInit | undefined): Headers {
+  const headers = new Headers(init)
+  const listed = (headers.get('connection') ?? '').split(',').map((name) => name.trim())
+  for (const name of [...listed.filter((name) => name !== ''), ...CLIENT_OWNED_HEADERS]) headers.delete(name)
+  return headers
+}
+
+/** Step 2 and 3: the addresses this hop may connect to, or the refusal. */
+async function checkedAddresses(url: URL, allow: AllowList, resolve: Resolver, signal: AbortSignal): Promise<readonly IpAddress[]> {
+  const port = portOf(url)
+  const literal = parseIpAddress(url.hostname)
+  let addresses: readonly (IpAddress | null)[]
+  if (literal) addresses = [literal]
+  else if (isLocalhostName(url.hostname)) addresses = LOOPBACK
+  else {
+    let answer: readonly string[]
+    try {
+      answer = await untilAborted(resolve(url.hostname), signal)
+    } catch (error) {
+      if (signal.aborted) throw error
+      throw new OutboundError('unreachable', errorCode(error))
+    }
+    if (answer.length === 0) throw new OutboundError('unreachable', 'ENOTFOUND')
+    addresses = answer.map(parseIpAddress)
+  }
+  // An allow-listed name is trusted with whatever it resolves to: the admin named it, not an address.
+  const hostAllowed = !literal && allow.permitsHost(url.hostname, port)
+  for (const address of addresses) {
+    if (!address) throw new OutboundError('destination_not_allowed', 'unparseable_address')
+    if (hostAllowed) continue
+    const reason = forbiddenReason(address)
+    if (reason && !allow.permitsAddress(address, port)) throw new OutboundError('destination_not_allowed', reason)
+  }
+  return addresses as readonly IpAddress[]
+}
+
+interface Hop {
+  readonly method: string
+  readonly headers: Headers
+  readonly body: Uint8Array<ArrayBuffer> | null
+}
+
+/** Step 4: the request to the checked address itself; the next address only when this one took no connection. */
+async function sendPinned(fetchImpl: FetchFunction, url: URL, addresses: readonly IpAddress[], hop: Hop, signal: AbortSignal): Promise<Response> {
+  const headers = new Headers(hop.headers)
+  headers.set('host', url.host)
+  const named = parseIpAddress(url.hostname) === null
+  for (const [index, address] of addresses.entries()) {
+    const target = new URL(url.href)
+    const connectTo = unmapIPv4(address)
+    target.hostname = connectTo.family === 6 ? `[${formatIpAddress(connectTo)}]` : formatIpAddress(connectTo)
+    const init: BunFetchRequestInit = { method: hop.method, headers, body: hop.body, redirect: 'manual', signal, proxy: false }
+    // SNI and the certificate check use the name, not the IP we dial (RFC 6066: no trailing dot in SNI).
+    if (url.protocol === 'https:' && named) init.tls = { serverName: normalizeHostName(url.hostname) }
+    try {
+      return await fetchImpl(target.href, init)
+    } catch (error) {
+      const last = index === addresses.length - 1
+      if (signal.aborted || last || !CONNECT_FAILURES.has(errorCode(error))) throw error
+    }
+  }
+  throw new OutboundError('unreachable', 'no_address')
+}
+
+async function readCapped(response: Response, limit: number, signal: AbortSignal): Promise<{ body: Uint8Array; truncated: boolean }> {
+  if (!response.body) return { body: new Uint8Array(0), truncated: false }
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  let truncated = false
+  try {
+    for (;;) {
+      const { done, value } = await untilAborted(reader.read(), signal)
+      if (done) break
+      if (size + value.byteLength > limit) {
+        chunks.push(value.subarray(0, limit - size))
+        size = limit
+        truncated = true
+        break
+      }
+      chunks.push(value)
+      size += value.byteLength
+    }
+  } finally {
+    if (truncated || signal.aborted) reader.cancel().catch(() => {})
+    else reader.releaseLock()
+  }
+  const body = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    body.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return { body, truncated }
+}
+
+/** Fetch's rule: 303 turns anything but GET/HEAD into GET, and 301/302 turn POST into GET; the body goes with it. */
+const becomesGet = (status: number, method: string): boolean =>
+  (status === 303 && method !== 'GET' && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')
+
+/** Builds the guarded client; `allow` is read once per call, so an admin's change applies to the next call. */
+export function createSafeFetch(dependencies: SafeFetchDependencies): SafeFetch {
+  const resolve = dependencies.resolve ?? systemResolver
+  const fetchImpl = dependencies.fetch ?? fetch
+  const startTimer = dependencies.startTimer ?? systemTimer
+
+  return async function safeFetch(input, request = {}) {
+    const maxRedirects = request.maxRedirects ?? OUTBOUND_LIMITS.maxRedirects
+    const maxResponseBytes = request.maxResponseBytes ?? OUTBOUND_LIMITS.maxResponseBytes
+    let url = parseTarget(input, undefined, 'invalid_url')
+    let hop: Hop = {
+      method: (request.method ?? 'GET').toUpperCase(),
+      headers: outgoingHeaders(request.headers),
+      body: encodeBody(request.body, request.maxRequestBytes ?? OUTBOUND_LIMITS.maxRequestBytes),
+    }
+    const secretHeaders = [...CREDENTIAL_HEADERS, ...(request.secretHeaders ?? [])]
+    const allow = typeof dependencies.allow === 'function' ? await dependencies.allow() : dependencies.allow
+
+    const callerSignal = request.signal
+    if (callerSignal?.aborted) throw callerSignal.reason
+    const controller = new AbortController()
+    const timeout = new OutboundError('timeout')
+    const cancelTimer = startTimer(request.timeoutMs ?? OUTBOUND_LIMITS.timeoutMs, () => controller.abort(timeout))
+    const onCallerAbort = () => controller.abort(callerSignal!.reason)
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
+    try {
+      for (let redirects = 0; ; redirects++) {
+        const addresses = await checkedAddresses(url, allow, resolve, controller.signal)
+        const response = await sendPinned(fetchImpl, url, addresses, hop, controller.signal)
+        const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null
+        if (location === null) {
+          const { body, truncated } = await readCapped(response, maxResponseBytes, controller.signal)
+          return { status: response.status, headers: response.headers, body, truncated, url: url.href, redirects }
+        }
+        response.body?.cancel().catch(() => {})
+        if (redirects === maxRedirects) throw new OutboundError('too_many_redirects')
+        const next = parseTarget(location, url, 'destination_not_allowed')
+        next.hash = ''
+        const headers = new Headers(hop.headers)
+        if (next.origin !== url.origin) {
+          // Dropped for good: a later hop back to the first origin was chosen by someone else.
+          for (const name of secretHeaders) headers.delete(name)
+          for (const name of request.secretQueryParams ?? []) if (next.searchParams.has(name)) next.searchParams.delete(name)
+        }
+        if (becomesGet(response.status, hop.method)) {
+          for (const name of BODY_HEADERS) headers.delete(name)
+          hop = { method: 'GET', headers, body: null }
+        } else {
+          hop = { ...hop, headers }
+        }
+        url = next
+      }
+    } catch (error) {
+      if (callerSignal?.aborted) throw callerSignal.reason
+      if (error instanceof OutboundError) throw error
+      if (controller.signal.reason === timeout) throw timeout
+      throw new OutboundError('unreachable', errorCode(error))
+    } finally {
+      cancelTimer()
+      callerSignal?.removeEventListener('abort', onCallerAbort)
+    }
+  }
+}
