@@ -7,6 +7,7 @@ import { authGuard } from './platform/auth/guard.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
+import { allowedMethodsOf } from './platform/http/allowed-methods.ts'
 import { httpPlatform } from './platform/http/http-platform.ts'
 import { openApiRoutes } from './platform/http/openapi.ts'
 import { withRequestTracking, type FetchHandler } from './platform/http/request-tracking.ts'
@@ -113,7 +114,7 @@ function buildApp({ config, clock, logger, database, license, tenant, jobs, isRe
   // where an object belongs became `{}` and passed. TypeBox's Clean validates what was sent and still drops unknown fields.
   const app: Elysia = new Elysia({ name: 'agentbox', normalize: 'typebox' })
   let routes = app
-    .use(httpPlatform({ logger, limits: { json: config.bodyLimit, upload: config.uploadBodyLimit } }))
+    .use(httpPlatform({ logger, limits: { json: config.bodyLimit, upload: config.uploadBodyLimit }, allowedMethods: allowedMethodsOf(() => app.routes) }))
     .use(openApiRoutes(() => app, VERSION))
     .use(healthRoutes(health))
     .use(tenantRoutes(tenant))

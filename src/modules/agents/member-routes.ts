@@ -14,7 +14,7 @@ export function memberRoutes(guard: AuthGuard, store: AgentsStore) {
       auth: 'member',
       params: AgentParams,
       response: { 200: t.Array(Member) },
-      detail: { tags, summary: 'List owners and viewers (owners and admins)' },
+      detail: { tags, summary: 'List owners and viewers (owners and admins)', responses: { 403: { description: 'The caller is a viewer of the agent' } } },
     })
     .post(
       '/api/agents/:name/members',
@@ -28,7 +28,7 @@ export function memberRoutes(guard: AuthGuard, store: AgentsStore) {
         params: AgentParams,
         body: PutMemberBody,
         response: { 200: Member, 201: Member },
-        detail: { tags, summary: 'Share with a user by e-mail, or change their role (owners)', description: '201 when added, 200 when an existing member got the given role.' },
+        detail: { tags, summary: 'Share with a user by e-mail, or change their role (owners)', description: '201 when added, 200 when an existing member got the given role.', responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The change would leave the agent without an owner' } } },
       },
     )
     .delete(
@@ -37,6 +37,6 @@ export function memberRoutes(guard: AuthGuard, store: AgentsStore) {
         await removeMember(store, principal, params.name, params.user_id)
         set.status = 204
       },
-      { auth: 'member', params: MemberParams, response: { 204: NoContent }, detail: { tags, summary: 'Remove a member (owners; anyone may remove themselves); the last owner stays' } },
+      { auth: 'member', params: MemberParams, response: { 204: NoContent }, detail: { tags, summary: 'Remove a member (owners; anyone may remove themselves); the last owner stays', responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The member is the last owner' } } } },
     )
 }

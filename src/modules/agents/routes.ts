@@ -23,7 +23,7 @@ export function agentRoutes(guard: AuthGuard, store: AgentsStore) {
         auth: 'member',
         body: CreateAgentBody,
         response: { 201: Agent },
-        detail: { tags, summary: 'Create an agent (a draft; the creator is its owner)', description: 'The name is normalised to lowercase kebab-case; a taken name is 409.' },
+        detail: { tags, summary: 'Create an agent (a draft; the creator is its owner)', description: 'The name is normalised to lowercase kebab-case; a taken name is 409.', responses: { 409: { description: 'An agent of that name exists' } } },
       },
     )
     // Serialised here rather than checked against the response schema: Elysia's response check and clean cost about
@@ -46,7 +46,7 @@ export function agentRoutes(guard: AuthGuard, store: AgentsStore) {
       params: AgentParams,
       body: SaveAgentBody,
       response: { 200: Agent },
-      detail: { tags, summary: 'Save: edit the draft (owners); live keeps serving until the next publish' },
+      detail: { tags, summary: 'Save: edit the draft (owners); live keeps serving until the next publish', responses: { 403: { description: 'The caller is not an owner of the agent' } } },
     })
     .delete(
       '/api/agents/:name',
@@ -54,6 +54,6 @@ export function agentRoutes(guard: AuthGuard, store: AgentsStore) {
         await deleteAgent(store.db, principal, params.name)
         set.status = 204
       },
-      { auth: 'member', params: AgentParams, response: { 204: NoContent }, detail: { tags, summary: 'Delete an agent with its versions and members (owners)' } },
+      { auth: 'member', params: AgentParams, response: { 204: NoContent }, detail: { tags, summary: 'Delete an agent with its versions and members (owners)', responses: { 403: { description: 'The caller is not an owner of the agent' } } } },
     )
 }

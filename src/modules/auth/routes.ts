@@ -15,7 +15,12 @@ export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthServic
       {
         body: LoginBody,
         response: { 200: AccessToken },
-        detail: { tags, summary: 'Sign in with e-mail and password', security: [] },
+        detail: {
+          tags,
+          summary: 'Sign in with e-mail and password',
+          security: [],
+          responses: { 401: { description: 'Invalid credentials' }, 429: { description: 'Too many failed sign-ins; Retry-After says when to try again' } },
+        },
       },
     )
     // Answered as a ready Response: Elysia would otherwise check it against the response schema on every call
@@ -32,7 +37,7 @@ export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthServic
         auth: 'member',
         body: ChangePasswordBody,
         response: { 200: ChangePasswordResponse },
-        detail: { tags, summary: 'Change your own password', description: 'Revokes every access token of the account and returns a new one.' },
+        detail: { tags, summary: 'Change your own password', description: 'Revokes every access token of the account and returns a new one.', responses: { 400: { description: 'The current password is incorrect, or the account has none' } } },
       },
     )
     .post(

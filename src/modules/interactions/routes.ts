@@ -35,6 +35,7 @@ export function interactionsRoutes(guard: AuthGuard, interactions: InteractionsS
           tags,
           summary: 'Count interactions per day, ISO week or month (UTC)',
           description: "Members count their own interactions, admins the organisation's (or one user's with user_id). Every bucket of the range is present.",
+          responses: { 403: { description: "A member asked for another user's interactions" }, 404: { description: 'No user with that user_id' } },
         },
       },
     )

@@ -20,7 +20,7 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
       auth: 'member',
       query: ListTasksQuery,
       response: { 200: t.Array(Task) },
-      detail: { tags, summary: 'List my tasks and public ones, newest first' },
+      detail: { tags, summary: 'List my tasks and public ones, newest first', responses: { 403: { description: 'all=true from a member' } } },
     })
     .get('/api/task/:task_id', ({ principal, params }) => tasks.get(principal, params.task_id), {
       auth: 'member',
@@ -33,7 +33,7 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
       params: TaskIdParams,
       body: UpdateTaskBody,
       response: { 200: Task },
-      detail: { tags, summary: 'Change a task (creator or admin); schedule changes take effect at once' },
+      detail: { tags, summary: 'Change a task (creator or admin); schedule changes take effect at once', responses: { 403: { description: 'A public task of someone else' } } },
     })
     .delete(
       '/api/task/:task_id',
@@ -41,7 +41,7 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
         await tasks.delete(principal, params.task_id)
         set.status = 204
       },
-      { auth: 'member', params: TaskIdParams, detail: { tags, summary: 'Delete a task and its runs (creator or admin)' } },
+      { auth: 'member', params: TaskIdParams, response: { 204: t.Void({ description: 'Deleted; no body' }) }, detail: { tags, summary: 'Delete a task and its runs (creator or admin)', responses: { 403: { description: 'A public task of someone else' } } } },
     )
     .post(
       '/api/task/:task_id/run',
@@ -50,7 +50,7 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
         set.status = 202
         return run
       },
-      { auth: 'member', params: TaskIdParams, response: { 202: Run }, detail: { tags, summary: 'Run a task now; answers with the run as started' } },
+      { auth: 'member', params: TaskIdParams, response: { 202: Run }, detail: { tags, summary: 'Run a task now; answers with the run as started', responses: { 403: { description: 'A public task of someone else' }, 409: { description: 'The task is running' } } } },
     )
     .get('/api/task/:task_id/runs', ({ principal, params, query }) => tasks.listRuns(principal, params.task_id, query), {
       auth: 'member',

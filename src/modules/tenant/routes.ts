@@ -19,6 +19,7 @@ export function tenantRoutes(tenant: TenantService) {
         summary: 'Provision the tenant from a licence',
         description: 'Needs `Authorization: Bearer <setup token>` (printed at first boot, stored in secrets/setup-token). 409 once provisioned.',
         security: [{ bearer: [] }],
+        responses: { 409: { description: 'Tenant already provisioned' } },
       },
     },
   )

@@ -20,7 +20,7 @@ export function workflowRoutes(guard: AuthGuard, store: AgentsStore, runs: Workf
         set.status = 201
         return createWorkflow(store, principal, params.agent_name, asInput(body))
       },
-      { auth: 'member', params: AgentParams, body: WorkflowBody, response: { 201: Workflow }, detail: { tags, summary: "Add a workflow to the agent's draft (owners); validated on save" } },
+      { auth: 'member', params: AgentParams, body: WorkflowBody, response: { 201: Workflow }, detail: { tags, summary: "Add a workflow to the agent's draft (owners); validated on save", responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The agent has a workflow of that name' } } } },
     )
     .get('/api/workflows/:agent_name', ({ principal, params }) => listWorkflows(store, principal, params.agent_name), {
       auth: 'member',
@@ -46,14 +46,18 @@ export function workflowRoutes(guard: AuthGuard, store: AgentsStore, runs: Workf
       auth: 'member',
       params: RunParams,
       response: { 200: Run },
-      detail: { tags: runTags, summary: 'Cancel a running or waiting run (starter or admin)' },
+      detail: { tags: runTags, summary: 'Cancel a running or waiting run (starter or admin)', responses: { 409: { description: 'The run has finished, or runs unrecorded and stops at its next step' } } },
     })
     .post('/api/workflows/:agent_name/runs/:run_id/resume', ({ principal, params, body }) => runs.resume(principal, params.agent_name, params.run_id, body), {
       auth: 'member',
       params: RunParams,
       body: ResumeBody,
       response: { 200: Run },
-      detail: { tags: runTags, summary: 'Decide the pending approval gate (the starter only); answers when the run finishes or pauses again' },
+      detail: {
+        tags: runTags,
+        summary: 'Decide the pending approval gate (the starter only); answers when the run finishes or pauses again',
+        responses: { 403: { description: 'The caller did not start the run' }, 409: { description: 'The run is not waiting for approval' } },
+      },
     })
     .get('/api/workflows/:agent_name/:workflow_id', ({ principal, params }) => getWorkflow(store, principal, params.agent_name, params.workflow_id), {
       auth: 'member',
@@ -66,7 +70,7 @@ export function workflowRoutes(guard: AuthGuard, store: AgentsStore, runs: Workf
       params: WorkflowParams,
       body: WorkflowBody,
       response: { 200: Workflow },
-      detail: { tags, summary: 'Replace a workflow in the draft (owners); validated on save' },
+      detail: { tags, summary: 'Replace a workflow in the draft (owners); validated on save', responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The agent has another workflow of that name' } } },
     })
     .delete(
       '/api/workflows/:agent_name/:workflow_id',
@@ -74,13 +78,17 @@ export function workflowRoutes(guard: AuthGuard, store: AgentsStore, runs: Workf
         await deleteWorkflow(store, principal, params.agent_name, params.workflow_id)
         set.status = 204
       },
-      { auth: 'member', params: WorkflowParams, detail: { tags, summary: 'Remove a workflow from the draft (owners)' } },
+      { auth: 'member', params: WorkflowParams, response: { 204: t.Void({ description: 'Removed; no body' }) }, detail: { tags, summary: 'Remove a workflow from the draft (owners)', responses: { 403: { description: 'The caller is not an owner of the agent' } } } },
     )
     .post('/api/workflows/:agent_name/:workflow_id/run', ({ principal, params, body }) => runs.start(principal, params.agent_name, params.workflow_id, body ?? {}), {
       auth: 'member',
       params: WorkflowParams,
       body: t.Optional(RunBody),
       response: { 200: Run },
-      detail: { tags: runTags, summary: 'Run a workflow (live by default; draft for owners); answers when the run finishes or waits for approval' },
+      detail: {
+        tags: runTags,
+        summary: 'Run a workflow (live by default; draft for owners); answers when the run finishes or waits for approval',
+        responses: { 403: { description: 'version=draft from a caller who is not an owner' } },
+      },
     })
 }

@@ -27,6 +27,9 @@ type GuardedContext = { request: Request; [PRINCIPAL]?: Principal }
 
 export const LICENSE_EXPIRED = 'License expired'
 
+/** Where a guarded route's requirement is left in its `detail`, for the OpenAPI document's 402 and 403 responses. */
+export const AUTH_REQUIREMENT_KEY = 'x-agentbox-auth'
+
 /**
  * Use as `{ auth: 'member' }`, `{ auth: 'admin' }` or `{ auth: { role, whenLicenseLapsed } }`.
  * The check runs in `transform`, which Elysia runs before schema validation: an anonymous caller gets 401,
@@ -37,7 +40,7 @@ export function authGuard({ authenticate, licenseLapsed }: GuardOptions) {
     auth: (requirement: Role | AuthRequirement) => {
       const { role, whenLicenseLapsed } = typeof requirement === 'string' ? { role: requirement, whenLicenseLapsed: undefined } : requirement
       return {
-        detail: { security: [{ bearer: [] }] },
+        detail: { security: [{ bearer: [] }], [AUTH_REQUIREMENT_KEY]: { role, whenLicenseLapsed } },
         transform(context: GuardedContext) {
           const principal = authenticate(context.request.headers.get('authorization'))
           if (role === 'admin' && principal.role !== 'admin') throw forbidden()

@@ -32,12 +32,14 @@ function queryPropertyIssues(request: Request, errors: Parameters<typeof toValid
 export interface HttpPlatformOptions {
   readonly logger: Logger
   readonly limits: BodyLimits
+  /** The methods a path is served with (allowed-methods.ts): a path served with other methods answers 405, not 404. */
+  readonly allowedMethods?: (path: string) => readonly string[]
 }
 
-export function httpPlatform({ logger, limits }: HttpPlatformOptions) {
+export function httpPlatform({ logger, limits, allowedMethods }: HttpPlatformOptions) {
   return new Elysia({ name: 'http-platform' })
     .onParse({ as: 'global' }, createBodyParser(limits))
-    .onError({ as: 'global' }, function renderError({ code, error, request }) {
+    .onError({ as: 'global' }, function renderError({ code, error, request, path }) {
       const context = requestContext(request)
       const cause = unwrap(error)
       if (cause instanceof HttpError) return errorResponse(cause.status, cause.detail, { ...cause.headers })
@@ -49,8 +51,10 @@ export function httpPlatform({ logger, limits }: HttpPlatformOptions) {
         return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>)))
       }
       switch (code) {
-        case 'NOT_FOUND':
-          return errorResponse(404, 'Not Found')
+        case 'NOT_FOUND': {
+          const allow = allowedMethods?.(path) ?? []
+          return allow.length > 0 ? errorResponse(405, 'Method Not Allowed', { allow: allow.join(', ') }) : errorResponse(404, 'Not Found')
+        }
         case 'PARSE':
           return errorResponse(422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }])
         case 'INVALID_COOKIE_SIGNATURE':
