@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
 import type { Logger } from '../../src/platform/log.ts'
 import { createServer, type AgentboxServer } from '../../src/server.ts'
+import { CONFORMANCE_ENABLED, ConformanceError, conformanceChecker, type ConformanceChecker } from './conformance.ts'
 import { issueTestLicense, type TestLicenseOptions } from './license.ts'
 
 export const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' } as const
@@ -55,6 +56,8 @@ export interface StartOptions {
   dataDir?: string
   env?: Record<string, string>
   now?: string | number
+  /** Check every response against /api/openapi.json (default: on unless AGENTBOX_TEST_CONFORMANCE=0). */
+  conformance?: boolean
 }
 
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
@@ -64,6 +67,13 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const log = new CapturedLog()
   const config = loadConfig(['serve'], env)
   let server = await createServer(config, { clock, logger: log })
+  let checker: ConformanceChecker | undefined
+  const checkConformance = async (method: string, path: string, response: { status: number; headers: Headers; text: string }) => {
+    // app.handle, not fetch: the document is read without an access-log line, which some tests count.
+    checker ??= conformanceChecker(await (await server.app.handle(new Request('http://localhost/api/openapi.json'))).text())
+    const problems = checker.problems(method.toUpperCase(), new URL(path, 'http://localhost').pathname, response)
+    if (problems.length > 0) throw new ConformanceError(method, path, response.status, problems)
+  }
 
   const request: TestServer['request'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers }
@@ -76,6 +86,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     }
     const response = await server.fetch(new Request(`http://localhost${path}`, { method, headers, body, duplex: 'half' } as RequestInit))
     const text = await response.text()
+    if (options.conformance ?? CONFORMANCE_ENABLED) await checkConformance(method, path, { status: response.status, headers: response.headers, text })
     let parsed: unknown = text
     try {
       parsed = text.length ? JSON.parse(text) : null
@@ -120,6 +131,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     async restart() {
       await server.stop()
       server = await createServer(config, { clock, logger: log })
+      checker = undefined
     },
     async close() {
       await server.stop()

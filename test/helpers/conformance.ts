@@ -1,0 +1,150 @@
+// Checks a response against the OpenAPI document the server publishes: its status is documented, its body matches the schema (issue 14, item 20).
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+
+type JsonObject = Record<string, any>
+
+/** On unless AGENTBOX_TEST_CONFORMANCE=0: every request a test makes through startTestServer().request is checked. */
+export const CONFORMANCE_ENABLED = process.env.AGENTBOX_TEST_CONFORMANCE !== '0'
+
+const DOCUMENT_ID = 'openapi.json'
+const CHECKED_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+
+interface PathTemplate {
+  readonly path: string
+  readonly segments: readonly (string | null)[]
+}
+
+const escapePointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/** The documented path `pathname` is served by; a static segment wins over a parameter, as in the router. */
+function matchPath(templates: readonly PathTemplate[], pathname: string): string | undefined {
+  const parts = pathname.split('/')
+  let best: { path: string; rank: string } | undefined
+  for (const template of templates) {
+    if (template.segments.length !== parts.length) continue
+    if (!template.segments.every((segment, i) => segment === null ? parts[i] !== '' : segment === parts[i])) continue
+    const rank = template.segments.map((segment) => (segment === null ? '1' : '0')).join('')
+    if (!best || rank < best.rank) best = { path: template.path, rank }
+  }
+  return best?.path
+}
+
+/** One compiled document: validators are compiled on first use and kept for every server that publishes the same bytes. */
+export class ConformanceChecker {
+  readonly #document: JsonObject
+  readonly #ajv: Ajv2020
+  readonly #templates: PathTemplate[]
+  readonly #validators = new Map<string, ValidateFunction>()
+
+  constructor(document: JsonObject) {
+    this.#document = document
+    // strict off: OpenAPI documents carry keywords JSON Schema does not know (the document itself is added as one schema).
+    this.#ajv = new Ajv2020({ strict: false, allErrors: true })
+    addFormats(this.#ajv)
+    this.#ajv.addSchema(document, DOCUMENT_ID)
+    this.#templates = Object.keys(document.paths).map((path) => ({
+      path,
+      segments: path.split('/').map((segment) => (/^\{.+\}$/.test(segment) ? null : segment)),
+    }))
+  }
+
+  #response(operationPointer: string, status: number): { pointer: string; response: JsonObject } | undefined {
+    const operation = this.#resolve(operationPointer)
+    for (const key of [String(status), `${String(status)[0]}XX`, 'default']) {
+      const response = operation.responses?.[key]
+      if (!response) continue
+      if (typeof response.$ref === 'string') return { pointer: response.$ref.slice(1), response: this.#resolve(response.$ref.slice(1)) }
+      return { pointer: `${operationPointer}/responses/${escapePointer(key)}`, response }
+    }
+    return undefined
+  }
+
+  #resolve(pointer: string): JsonObject {
+    let node: any = this.#document
+    for (const part of pointer.split('/').slice(1)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+    return node
+  }
+
+  #validator(schemaPointer: string): ValidateFunction {
+    let validate = this.#validators.get(schemaPointer)
+    if (!validate) {
+      validate = this.#ajv.compile({ $ref: `${DOCUMENT_ID}#${schemaPointer}` })
+      this.#validators.set(schemaPointer, validate)
+    }
+    return validate
+  }
+
+  /** What is wrong with this response according to the document; empty when it conforms or the path is not documented. */
+  problems(method: string, pathname: string, response: { status: number; headers: Headers; text: string }): string[] {
+    if (!CHECKED_METHODS.has(method)) return []
+    const path = matchPath(this.#templates, pathname)
+    if (!path) return []
+    const operationPointer = `/paths/${escapePointer(path)}/${method.toLowerCase()}`
+    if (!this.#document.paths[path][method.toLowerCase()]) return this.#methodNotAllowedProblems(path, response)
+
+    const found = this.#response(operationPointer, response.status)
+    // A server failure is outside the contract: a test that provokes one asserts it itself.
+    if (!found && response.status >= 500) return []
+    if (!found) return [`status ${response.status} is not documented for ${method} ${path}: declare it in the route's detail.responses ({ ${response.status}: { description: '…' } })`]
+    const problems: string[] = []
+    for (const header of Object.keys(found.response.headers ?? {})) {
+      if (!response.headers.has(header)) problems.push(`status ${response.status} lacks its documented ${header} header`)
+    }
+    const content = found.response.content as JsonObject | undefined
+    if (!content) {
+      if (response.text.length > 0) problems.push(`status ${response.status} is documented without a body but has one: ${response.text.slice(0, 200)}`)
+      return problems
+    }
+    if (!content['application/json']) return [...problems, `status ${response.status} is documented with ${Object.keys(content).join(', ')}, which this checker does not read`]
+    if (!(response.headers.get('content-type') ?? '').includes('application/json')) {
+      return [...problems, `status ${response.status} should be application/json, is ${response.headers.get('content-type')}`]
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(response.text)
+    } catch {
+      return [...problems, `status ${response.status} body is not JSON: ${response.text.slice(0, 200)}`]
+    }
+    const validate = this.#validator(`${found.pointer}/content/application~1json/schema`)
+    if (!validate(body)) {
+      for (const error of validate.errors ?? []) {
+        problems.push(`body${error.instancePath} ${error.message}${error.params && Object.keys(error.params).length ? ` ${JSON.stringify(error.params)}` : ''}`)
+      }
+    }
+    return problems
+  }
+
+  #methodNotAllowedProblems(path: string, response: { status: number; headers: Headers; text: string }): string[] {
+    if (response.status !== 405) return [`a method ${path} does not document answered ${response.status}, not 405`]
+    const problems: string[] = []
+    const documented = Object.keys(this.#document.paths[path]).map((m) => m.toUpperCase())
+    const allow = (response.headers.get('allow') ?? '').split(',').map((m) => m.trim())
+    for (const method of documented) if (!allow.includes(method)) problems.push(`405 Allow header "${response.headers.get('allow')}" lacks ${method}`)
+    if (response.text !== JSON.stringify({ detail: 'Method Not Allowed' })) problems.push(`405 body is ${response.text.slice(0, 200)}`)
+    return problems
+  }
+}
+
+const checkers = new Map<string, ConformanceChecker>()
+
+/** The checker for a published document, shared by every server in this test process that publishes the same bytes. */
+export function conformanceChecker(documentText: string): ConformanceChecker {
+  let checker = checkers.get(documentText)
+  if (!checker) {
+    checker = new ConformanceChecker(JSON.parse(documentText))
+    checkers.set(documentText, checker)
+  }
+  return checker
+}
+
+/** The error a test sees when a response breaks the document: which request, which response, what is wrong. */
+export class ConformanceError extends Error {
+  constructor(method: string, path: string, status: number, problems: string[]) {
+    super(
+      `${method} ${path} → ${status} does not conform to /api/openapi.json:\n  ${problems.join('\n  ')}\n` +
+        '(checked by test/helpers/conformance.ts; fix the schema or the handler, or set AGENTBOX_TEST_CONFORMANCE=0 to look at something else first)',
+    )
+    this.name = 'ConformanceError'
+  }
+}
