@@ -78,4 +78,10 @@ export const LIMITS = Object.freeze({
   retryWaitCapMs: 60_000,
 })
 
+const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
+/** Node ids key the engine's maps and `$steps`: names that reach the prototype machinery are never ids. */
+const RESERVED_NODE_IDS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
+
+export const isValidNodeId = (id: unknown): id is string => typeof id === 'string' && NODE_ID_PATTERN.test(id) && !RESERVED_NODE_IDS.has(id)
+
 export const portOf = (node: WorkflowNode, connection: Connection): string => connection.port ?? PORTS[node.type][0] ?? 'main'

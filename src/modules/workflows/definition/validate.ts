@@ -5,9 +5,8 @@ import { parseExpression } from '../expr/parse.ts'
 import { collectExpressions } from '../expr/template.ts'
 import { graphOf } from './graph.ts'
 import { checkParams, findReservedKey } from './params.ts'
-import { FALLIBLE, LIMITS, NODE_TYPES, PORTS, type NodeType, type WorkflowDefinition } from './types.ts'
+import { FALLIBLE, isValidNodeId, LIMITS, NODE_TYPES, PORTS, type NodeType, type WorkflowDefinition } from './types.ts'
 
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
 const ROOT = ['body', 'definition'] as const
 
 /** Returns every problem found; an empty list means the definition can be saved and run. */
@@ -29,7 +28,7 @@ export function validateDefinition(definition: WorkflowDefinition): ValidationIs
   const seen = new Map<string, number>()
   nodes.forEach((node, i) => {
     const at = ['nodes', i]
-    if (!ID_PATTERN.test(node.id)) add([...at, 'id'], 'Node ids are 1 to 64 letters, digits, "_" or "-"', node.id)
+    if (!isValidNodeId(node.id)) add([...at, 'id'], 'Node ids are 1 to 64 letters, digits, "_" or "-", and not __proto__, constructor or prototype', node.id)
     if (seen.has(node.id)) add([...at, 'id'], `Duplicate node id '${node.id}' (also node ${seen.get(node.id)})`, node.id)
     else seen.set(node.id, i)
     if (!NODE_TYPES.includes(node.type)) return add([...at, 'type'], `Unknown node type; use one of ${NODE_TYPES.join(', ')}`, node.type)

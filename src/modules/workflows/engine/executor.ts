@@ -5,10 +5,10 @@ import type { Scope } from '../expr/evaluate.ts'
 import { resolveValue } from '../expr/template.ts'
 import { cloneJson } from '../expr/values.ts'
 import { graphOf, type Edge, type WorkflowGraph } from '../definition/graph.ts'
-import { LIMITS, type WorkflowDefinition, type WorkflowNode } from '../definition/types.ts'
+import { isValidNodeId, LIMITS, type WorkflowDefinition, type WorkflowNode } from '../definition/types.ts'
 import { RunAbort, StepError, StepFailure, type StepErrorInfo } from './errors.ts'
 import { mergePatch } from './merge-patch.ts'
-import { runNode, type NodeResult } from './nodes.ts'
+import { runNode, stepDataOf, type NodeResult } from './nodes.ts'
 import type { Decision, StepTrace } from './trace.ts'
 
 export interface RunInfo {
@@ -81,11 +81,13 @@ export interface GateDecision {
 
 /** A map body's or the top level's bookkeeping. Only the top frame is ever paused, so only its fields are stored. */
 class Frame {
+  // Keyed by node ids, which come from the workflow's author: null prototypes, so no id can reach Object.prototype
+  // (the ids are also checked on save and before a run, see isValidNodeId).
   readonly queue: Activation[] = []
-  readonly edges: Record<number, 'delivered' | 'skipped'> = {}
-  readonly joins: Record<string, Record<string, unknown>> = {}
+  readonly edges: Record<number, 'delivered' | 'skipped'> = Object.create(null)
+  readonly joins: Record<string, Record<string, unknown>> = Object.create(null)
   readonly settled = new Set<string>()
-  readonly steps: Record<string, { json: unknown }> = {}
+  readonly steps: Record<string, { json: unknown }> = Object.create(null)
   iterationResult: unknown = null
   constructor(
     readonly owner: string | undefined,
@@ -125,6 +127,9 @@ export class WorkflowExecutor {
       if (this.#graph.inEdges(node.id).length === 0) frame.queue.push({ node: node.id, json: cloneJson(this.run.input) })
     }
     this.#state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0 }
+    // Versions saved before node ids were checked may still hold one the engine must never use as a key.
+    const unsafe = this.definition.nodes.find((node) => !isValidNodeId(node.id))
+    if (unsafe) return { kind: 'finished', status: 'failed', result: null, error: { code: 'invalid_definition', message: `Node id '${String(unsafe.id).slice(0, 64)}' is not allowed: save the workflow again with a valid id` }, state: this.#state }
     return this.#drive(frame)
   }
 
@@ -184,7 +189,7 @@ export class WorkflowExecutor {
     const frame = new Frame(undefined, [], null, null)
     frame.queue.push(...state.queue)
     Object.assign(frame.edges, state.edges)
-    Object.assign(frame.joins, state.joins)
+    for (const [id, received] of Object.entries(state.joins)) frame.joins[id] = Object.assign(Object.create(null), received)
     for (const id of state.settled) frame.settled.add(id)
     for (const [id, json] of Object.entries(state.outputs)) frame.steps[id] = { json }
     return frame
@@ -239,7 +244,7 @@ export class WorkflowExecutor {
       throw new PauseSignal({ gate_id: node.id, message, data: json, timeout_s: (node.params?.timeout_s as number | undefined) ?? LIMITS.gateTimeoutDefaultS })
     }
     // Dry run: decide from step_data (default approve), exactly as a resume would, without pausing.
-    const given = (this.host.stepData[node.id] ?? {}) as { decision?: string; edits?: Record<string, unknown>; reason?: string }
+    const given = (stepDataOf(this.host.stepData, node.id) ?? {}) as { decision?: string; edits?: Record<string, unknown>; reason?: string }
     const decision: GateDecision = {
       decision: given.decision === 'reject' ? 'reject' : given.decision === 'timeout' ? 'timeout' : 'approve',
       edits: given.edits,
@@ -344,7 +349,7 @@ export class WorkflowExecutor {
     frame.edges[e.index] = 'delivered'
     const target = this.#graph.nodes.get(e.to)!
     if (target.type === 'agentbox.join') {
-      ;(frame.joins[e.to] ??= {})[e.from] = json
+      ;(frame.joins[e.to] ??= Object.create(null) as Record<string, unknown>)[e.from] = json
       this.#settleJoin(frame, e.to)
     } else frame.queue.push({ node: e.to, json })
   }
@@ -364,8 +369,8 @@ export class WorkflowExecutor {
     if (!inbound.every((e) => frame.edges[e.index])) return
     frame.settled.add(joinId)
     if (inbound.every((e) => frame.edges[e.index] === 'skipped')) return this.#skipNode(frame, joinId)
-    const received = frame.joins[joinId] ?? {}
-    const output: Record<string, unknown> = {}
+    const received = frame.joins[joinId] ?? Object.create(null)
+    const output: Record<string, unknown> = Object.create(null)
     for (const e of inbound) if (frame.edges[e.index] === 'delivered' && Object.hasOwn(received, e.from)) output[e.from] = received[e.from]
     frame.queue.push({ node: joinId, json: output })
   }

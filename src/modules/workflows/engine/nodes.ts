@@ -21,6 +21,11 @@ export interface NodeTools {
   runMap(items: unknown[]): Promise<unknown[]>
 }
 
+/** The caller's dry-run data for a node: own entries only, so an id like `toString` never reads a prototype method. */
+export function stepDataOf(stepData: Record<string, unknown>, nodeId: string): unknown {
+  return Object.hasOwn(stepData, nodeId) ? stepData[nodeId] : undefined
+}
+
 export async function runNode(node: WorkflowNode, params: Record<string, unknown>, json: unknown, tools: NodeTools): Promise<NodeResult> {
   switch (node.type) {
     case 'agentbox.set': {
@@ -61,7 +66,7 @@ async function callModel(node: WorkflowNode, params: Record<string, unknown>, ho
   const prompt = typeof params.prompt === 'string' ? params.prompt : JSON.stringify(params.prompt)
   if (host.stepData) {
     // Dry runs never call a model: the caller's step data, or a stub marked simulated.
-    const given = host.stepData[node.id]
+    const given = stepDataOf(host.stepData, node.id)
     return { port: 'main', json: given === undefined ? { text: `[simulated] ${prompt.slice(0, 200)}` } : cloneJson(given), simulated: true }
   }
   try {

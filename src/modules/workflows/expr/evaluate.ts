@@ -57,7 +57,7 @@ function evaluateNode(node: Node, scope: Record<string, unknown>): unknown {
       return readMember(target, key)
     }
     case 'CallExpression': {
-      const fn = FUNCTIONS[node.callee.name]
+      const fn = Object.hasOwn(FUNCTIONS, node.callee.name) ? FUNCTIONS[node.callee.name] : undefined
       if (node.callee.type !== 'Identifier' || !fn) throw new ExpressionError('Only the built-in functions can be called', 'expression_forbidden')
       return normalise(fn(...node.arguments.map((argument: Node) => evaluateNode(argument, scope))))
     }
