@@ -1,5 +1,5 @@
 // The shape of a definition the engine and validation both need: map bodies, back-edges, ancestry, concurrency.
-import { EXCLUSIVE_PORTS, portOf, type Connection, type WorkflowDefinition, type WorkflowNode } from './types.ts'
+import { portOf, portsExclude, type Connection, type WorkflowDefinition, type WorkflowNode } from './types.ts'
 
 export interface Edge {
   index: number
@@ -108,7 +108,7 @@ export class WorkflowGraph {
 
   /**
    * True when `a` and `b` may both be pending in one run: neither is upstream of the other and no node with
-   * alternative ports (if, gate, a step's main/error) sends them down different ports.
+   * alternative ports (if, gate, a step's main/error, a map's done/error) sends them down different ports.
    */
   mayRunTogether(a: string, b: string): boolean {
     if (a === b) return false
@@ -116,10 +116,11 @@ export class WorkflowGraph {
     const upB = this.ancestors(b)
     if (up.has(b) || upB.has(a)) return false
     for (const x of up) {
-      if (!upB.has(x) || !EXCLUSIVE_PORTS.has(this.nodes.get(x)!.type)) continue
+      if (!upB.has(x)) continue
+      const type = this.nodes.get(x)!.type
       const pa = this.portsReaching(x, a)
       const pb = this.portsReaching(x, b)
-      if ([...pa].every((p) => !pb.has(p))) return false
+      if ([...pa].every((p) => [...pb].every((q) => portsExclude(type, p, q)))) return false
     }
     return true
   }

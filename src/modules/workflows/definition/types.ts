@@ -61,6 +61,14 @@ export const PORTS: Readonly<Record<NodeType, readonly string[]>> = {
 /** Node types whose ports are alternatives: exactly one of them fires per activation (what makes branches exclusive). */
 export const EXCLUSIVE_PORTS: ReadonlySet<NodeType> = new Set(['agentbox.if', 'agentbox.approval', 'agentbox.set', 'agentbox.llm'])
 
+/** True when an activation of a `type` node can never emit on both `a` and `b`. */
+export function portsExclude(type: NodeType, a: string, b: string): boolean {
+  if (a === b) return false
+  if (EXCLUSIVE_PORTS.has(type)) return true
+  // A map emits `done` after its loop, or `error` instead of `done` (on_error: error_output): never both.
+  return type === 'agentbox.map' && ((a === 'done' && b === 'error') || (a === 'error' && b === 'done'))
+}
+
 /** Node types that can fail a step and so take on_error / retry. */
 export const FALLIBLE: ReadonlySet<NodeType> = new Set(['agentbox.set', 'agentbox.llm', 'agentbox.if', 'agentbox.map', 'agentbox.output'])
 
