@@ -172,6 +172,22 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(typeof res.body.detail).toBe('string')
   })
 
+  test('a workflow regex condition runs on RE2 (re2js bundled): a catastrophic pattern answers, a backreference is refused', async () => {
+    const agent = await http(server, 'POST', '/api/agents', { token: adminToken, body: { name: 'regex-bot', description: 'd', instructions: 'i' } })
+    expect(agent.status).toBe(201)
+    const ifNode = (right: string) => ({ id: 'c', type: 'agentbox.if', params: { conditions: [{ left: '{{ $json.s }}', operator: 'matches_regex', right }] } })
+    const definition = (right: string) => ({
+      nodes: [ifNode(right), { id: 'y', type: 'agentbox.output', params: { value: 'yes' } }, { id: 'n', type: 'agentbox.output', params: { value: 'no' } }],
+      connections: [{ from: 'c', port: 'true', to: 'y' }, { from: 'c', port: 'false', to: 'n' }],
+    })
+    const refused = await http(server, 'POST', '/api/workflows/regex-bot', { token: adminToken, body: { name: 'bad', definition: definition('(a)\\1') } })
+    expect(refused.status).toBe(422)
+    const saved = await http(server, 'POST', '/api/workflows/regex-bot', { token: adminToken, body: { name: 'flow', definition: definition('^(a+)+$') } })
+    expect(saved.status).toBe(201)
+    const run = await http(server, 'POST', `/api/workflows/regex-bot/${saved.body.id}/run`, { token: adminToken, body: { version: 'draft', input: { s: `${'a'.repeat(5000)}!` } } })
+    expect(run.body).toMatchObject({ status: 'succeeded', result: 'no' })
+  })
+
   test('GET /api/health has the contract shape', async () => {
     const res = await http(server, 'GET', '/api/health')
     expect(res.status).toBe(200)

@@ -1,5 +1,6 @@
 // The if node's conditions (CONTRACT §10, design §4.4): string, number, boolean and array operators with ignore_case.
 import { ExpressionError } from '../expr/errors.ts'
+import { RE2JS } from 're2js'
 import { deepEqual, isPlainObject, normalise } from '../expr/values.ts'
 
 const STRING_OPERATORS = ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'not_starts_with', 'ends_with', 'not_ends_with', 'matches_regex', 'not_matches_regex', 'is_empty', 'is_not_empty', 'exists', 'not_exists'] as const
@@ -17,8 +18,22 @@ export interface Condition {
   right?: unknown
 }
 
-/** `/pattern/flags` or a bare pattern; flags limited to i, m, s, u and the pattern to 256 characters (ReDoS caveat). */
-export function compileRegex(source: string, ignoreCase: boolean): { regex?: RegExp; problem?: string } {
+/** A compiled user pattern: RE2 semantics (re2js), so matching is linear in the subject whatever the pattern. */
+export interface UserRegex {
+  test(subject: string): boolean
+}
+
+const RE2_FLAGS: Readonly<Record<string, number>> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, u: 0 }
+/** Compiling costs ~0.1 ms; conditions test the same few patterns over and over (map bodies), so keep the latest ones. */
+const compiled = new Map<string, UserRegex>()
+const COMPILED_CACHE_SIZE = 256
+
+/**
+ * `/pattern/flags` or a bare pattern; flags limited to i, m, s, u and the pattern to 256 characters. Patterns run on
+ * RE2 (no backtracking): `^(a+)+$` costs linear time instead of exponential, and backreferences and lookarounds,
+ * which need backtracking, are refused as invalid.
+ */
+export function compileRegex(source: string, ignoreCase: boolean): { regex?: UserRegex; problem?: string } {
   let pattern = source
   let flags = ''
   const literal = /^\/(.*)\/([a-z]*)$/s.exec(source)
@@ -29,10 +44,18 @@ export function compileRegex(source: string, ignoreCase: boolean): { regex?: Reg
   if (pattern.length > MAX_PATTERN_CHARS) return { problem: `A regular expression may have at most ${MAX_PATTERN_CHARS} characters` }
   if (!/^[imsu]*$/.test(flags) || new Set(flags).size !== flags.length) return { problem: 'Regular expression flags are limited to i, m, s and u' }
   if (ignoreCase && !flags.includes('i')) flags += 'i'
+  const key = `${flags}/${pattern}`
+  const known = compiled.get(key)
+  if (known) return { regex: known }
   try {
-    return { regex: new RegExp(pattern, flags) }
+    const re2 = RE2JS.compile(pattern, [...flags].reduce((all, flag) => all | RE2_FLAGS[flag]!, 0))
+    const regex: UserRegex = { test: (subject) => re2.matcher(subject).find() }
+    if (compiled.size >= COMPILED_CACHE_SIZE) compiled.delete(compiled.keys().next().value!)
+    compiled.set(key, regex)
+    return { regex }
   } catch (error) {
-    return { problem: `Invalid regular expression: ${(error as Error).message}` }
+    const reason = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : 'unknown error'
+    return { problem: `Invalid regular expression (backreferences and lookarounds are not supported): ${reason}` }
   }
 }
 
