@@ -14,14 +14,29 @@ function pathOf(url: string): string {
 }
 
 /**
+ * Elysia finds the path by searching for '/' from a fixed offset (11: just past `http://` and a 4-character host), so
+ * with `Host: x` the URL `http://x/zz/api/auth/me` would be routed as `/api/auth/me`. A host that short is rare and
+ * legal (`Host: db`), so such a request is re-addressed to `localhost` (same path, method, headers and body) rather
+ * than refused; every other request pays one indexOf.
+ */
+const ELYSIA_PATH_OFFSET = 11
+function routable(request: Request): Request {
+  const url = request.url
+  const slash = url.indexOf('/', url.indexOf('//') + 2)
+  if (slash < 0 || slash >= ELYSIA_PATH_OFFSET) return request
+  return new Request(`${url.slice(0, url.indexOf('//') + 2)}localhost${url.slice(slash)}`, request)
+}
+
+/**
  * Outside Elysia on purpose: setting a header through Elysia's `set` makes it rebuild every response with merged
  * headers (~2.5 µs a request, docs/benchmarks.md), and only here is the final status known for the access log,
  * whether the response came from a handler or from the error handler.
  */
 export function withRequestTracking(handle: (request: Request) => Response | Promise<Response>, logger: Logger): FetchHandler {
   const logRequests = logger.isEnabled('info')
-  return async function serveRequest(request, server) {
-    const context = beginRequest(request, () => server?.requestIP(request)?.address)
+  return async function serveRequest(received, server) {
+    const request = routable(received)
+    const context = beginRequest(request, () => server?.requestIP(received)?.address)
     let response = await handle(request)
     try {
       response.headers.set('x-request-id', context.id)
