@@ -201,3 +201,16 @@ describe('GET /setup and GET /', () => {
     expect(res.headers.get('location')).toBe('/')
   })
 })
+
+describe('racing setups (issue 14, item 12)', () => {
+  test('parallel setups: one wins, the others are 409, and the winner’s sessions survive a restart', async () => {
+    t = await startTestServer()
+    const token = t.server.setupToken!
+    const answers = await Promise.all(Array.from({ length: 6 }, () => t.request('POST', '/api/tenant/setup', { token, body: setupBody() })))
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409])
+    const session = await t.login(ADMIN.email, ADMIN.password)
+    expect((await t.request('GET', '/api/auth/me', { token: session })).status).toBe(200)
+    await t.restart()
+    expect((await t.request('GET', '/api/auth/me', { token: session })).status).toBe(200)
+  })
+})

@@ -39,6 +39,8 @@ export class TenantService {
   #provisioned = false
   #setupToken: string | null = null
   #accessTokenKey: Buffer | null = null
+  /** The setup in progress: setups run one at a time, so the key on disk is always the key of the setup that won. */
+  #running: Promise<unknown> = Promise.resolve()
 
   constructor(options: TenantServiceOptions) {
     this.#options = options
@@ -90,7 +92,16 @@ export class TenantService {
    * 3. one transaction: instance row (id = 1, so a racing second setup fails), organisation account, admin, licence, org token;
    * 4. only after the commit: mark provisioned and destroy the setup token. A failure anywhere leaves the instance retryable.
    */
-  async setup(input: SetupInput): Promise<{ tenant_org_token: string }> {
+  setup(input: SetupInput): Promise<{ tenant_org_token: string }> {
+    // Two racing setups used to write two keys: the loser's could stay on disk while the winner's signed sessions,
+    // so every session died at the next restart. Queued, the second sees the first's result (409) before writing.
+    const run = this.#running.then(() => this.#setupAlone(input))
+    this.#running = run.catch(() => undefined)
+    return run
+  }
+
+  async #setupAlone(input: SetupInput): Promise<{ tenant_org_token: string }> {
+    if (this.#provisioned) throw conflict(ALREADY_PROVISIONED)
     const { db, clock, secrets, license } = this.#options
     const claims = license.verify(input.license_token)
     const passwordHash = await hashPassword(input.admin_password)
