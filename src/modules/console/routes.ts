@@ -1,5 +1,6 @@
 // GET / and the console's own paths serve the single-page app; /console/app.{js,css} its assets. Never anything under /api.
 import { Elysia } from 'elysia'
+import { CONSOLE_PAGE_HEADERS } from '../../platform/http/page-headers.ts'
 import type { TenantService } from '../tenant/service.ts'
 import { consoleAssets, type ConsoleAssets } from './assets.ts'
 
@@ -23,7 +24,7 @@ async function page(): Promise<Response> {
   let tag = tags.get(assets)
   if (!tag) tags.set(assets, (tag = versionTag(assets)))
   const html = assets.html.replaceAll('{{v}}', tag)
-  return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', ...NO_STORE } })
+  return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', ...NO_STORE, ...CONSOLE_PAGE_HEADERS } })
 }
 
 const asset = (body: Uint8Array, type: string) =>

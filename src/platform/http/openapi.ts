@@ -3,6 +3,10 @@ import { Elysia, type AnyElysia } from 'elysia'
 import swaggerBundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import swaggerCssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import { buildOpenApiDocument, type RouteDescription } from './openapi-document.ts'
+import { DOCS_PAGE_HEADERS } from './page-headers.ts'
+
+/** A file, not an inline script, so the page's policy can refuse every inline script. */
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true })\n`
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
@@ -15,7 +19,7 @@ const DOCS_PAGE = `<!doctype html>
 <body>
 <div id="swagger-ui"></div>
 <script src="/api/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true })</script>
+<script src="/api/docs/init.js"></script>
 </body>
 </html>`
 
@@ -35,7 +39,8 @@ export function openApiRoutes(app: () => AnyElysia, version: string) {
         }),
       hidden,
     )
-    .get('/api/docs', () => new Response(DOCS_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), hidden)
+    .get('/api/docs', () => new Response(DOCS_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', ...DOCS_PAGE_HEADERS } }), hidden)
+    .get('/api/docs/init.js', () => new Response(DOCS_INIT, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' } }), hidden)
     .get('/api/docs/swagger-ui-bundle.js', () => new Response(Bun.file(swaggerBundlePath), { headers: { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=86400' } }), hidden)
     .get('/api/docs/swagger-ui.css', () => new Response(Bun.file(swaggerCssPath), { headers: { 'content-type': 'text/css', 'cache-control': 'public, max-age=86400' } }), hidden)
 }

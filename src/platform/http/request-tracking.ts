@@ -45,6 +45,8 @@ export function withRequestTracking(handle: (request: Request) => Response | Pro
       response = new Response(response.body, response)
       response.headers.set('x-request-id', context.id)
     }
+    // No browser may guess a type for an API answer (a JSON error echoing input rendered as HTML).
+    response.headers.set('x-content-type-options', 'nosniff')
     if (logRequests) {
       logger.info('request', {
         request_id: context.id,
