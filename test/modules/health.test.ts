@@ -77,3 +77,20 @@ describe('liveness and readiness', () => {
     expect((await t.request('GET', '/api/health/ready')).status).toBe(200)
   })
 })
+
+describe('probe cache (issue 14, item 25)', () => {
+  test('the database probe is reused for a second, then run again: a failure shows once the second has passed', async () => {
+    t = await startTestServer()
+    expect((await t.request('GET', '/api/health')).body.checks.database.status).toBe('pass')
+    t.server.database.reader.close()
+    expect((await t.request('GET', '/api/health')).status).toBe(200)
+    expect((await t.request('GET', '/api/health/ready')).status).toBe(200)
+    t.clock.advance(999)
+    expect((await t.request('GET', '/api/health')).status).toBe(200)
+    t.clock.advance(1)
+    const res = await t.request('GET', '/api/health')
+    expect(res.status).toBe(503)
+    expect(res.body.checks.database).toEqual({ status: 'fail', latency_ms: null })
+    expect((await t.request('GET', '/api/health/ready')).status).toBe(503)
+  })
+})

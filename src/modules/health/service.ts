@@ -28,6 +28,8 @@ export interface HealthReport {
 
 export const LOW_DISK_BYTES = 1024 ** 3
 const DISK_CACHE_MS = 10_000
+/** A load balancer polling several times a second gets the last probe; a failure still shows within a second. */
+export const DATABASE_PROBE_CACHE_MS = 1000
 
 export interface HealthServiceOptions {
   readonly reader: Sqlite
@@ -47,6 +49,7 @@ export class HealthService {
   readonly #o: HealthServiceOptions
   readonly #startedAt: number
   #disk: { at: number; free: number | null } | null = null
+  #database: { at: number; result: HealthReport['checks']['database'] } | null = null
 
   constructor(options: HealthServiceOptions) {
     this.#o = options
@@ -58,6 +61,14 @@ export class HealthService {
    * for writers, so a long write transaction cannot make the probe hang; busy_timeout caps any lock wait at 1 s.
    */
   #probeDatabase(): HealthReport['checks']['database'] {
+    const now = this.#o.clock.now()
+    if (this.#database && now - this.#database.at < DATABASE_PROBE_CACHE_MS) return this.#database.result
+    const result = this.#queryDatabase()
+    this.#database = { at: now, result }
+    return result
+  }
+
+  #queryDatabase(): HealthReport['checks']['database'] {
     const started = performance.now()
     try {
       this.#o.reader.query('SELECT 1 AS ok').get()
