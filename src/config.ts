@@ -51,6 +51,8 @@ export interface Config {
   readonly llm: LlmConfig
   /** Destinations outbound calls may reach although the address policy refuses them (AGENTBOX_OUTBOUND_ALLOW). */
   readonly outboundAllow: readonly AllowEntry[]
+  /** AGENTBOX_TASK_MIN_INTERVAL_S: the shortest gap a cron task's runs may have (each run is a model call). */
+  readonly taskMinIntervalS: number
 }
 
 export class ConfigError extends Error {}
@@ -178,6 +180,8 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
   const dataDir = values.data ?? env.AGENTBOX_DATA_DIR ?? env.STATE_DIRECTORY ?? './data'
   const retention = env.AGENTBOX_INTERACTION_RETENTION_DAYS ?? '365'
   if (!/^[1-9]\d*$/.test(retention)) throw new ConfigError(`AGENTBOX_INTERACTION_RETENTION_DAYS must be a whole number of days (1 or more), got "${retention}"`)
+  const taskMinInterval = env.AGENTBOX_TASK_MIN_INTERVAL_S ?? '60'
+  if (!/^[1-9]\d*$/.test(taskMinInterval)) throw new ConfigError(`AGENTBOX_TASK_MIN_INTERVAL_S must be a whole number of seconds (1 or more), got "${taskMinInterval}"`)
 
   return Object.freeze({
     command,
@@ -194,5 +198,6 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     interactionRetentionDays: Number(retention),
     llm: loadLlmConfig(env),
     outboundAllow: loadOutboundAllow(env.AGENTBOX_OUTBOUND_ALLOW ?? ''),
+    taskMinIntervalS: Number(taskMinInterval),
   })
 }

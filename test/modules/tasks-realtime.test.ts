@@ -12,7 +12,7 @@ let server: AgentboxServer
 let dataDir: string
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'agentbox-realtime-'))
-  server = await createServer(loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test' }), { logger: new CapturedLog() })
+  server = await createServer(loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_TASK_MIN_INTERVAL_S: '1' }), { logger: new CapturedLog() })
 })
 afterAll(async () => {
   await server.stop()

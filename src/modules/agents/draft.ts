@@ -2,7 +2,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
-import { notFound } from '../../platform/http/http-error.ts'
+import { HttpError, notFound } from '../../platform/http/http-error.ts'
 import { AGENT_NOT_FOUND } from './access.ts'
 import { documentHash, parseDocument, serialiseDocument, type AgentDocument } from './document.ts'
 
@@ -54,9 +54,19 @@ export async function liveInstructions(db: Kysely<Database>, agentId: string): P
   return (await readLive(db, agentId))?.document.instructions ?? null
 }
 
-/** Stores `document` as the draft and mirrors what lists show; a no-op when the content did not change. */
+/**
+ * Every writer of a draft passes here (agent fields, skills, workflows, restore), so this is where its size is bounded:
+ * each request is under 1 MiB, but saves add up, and every save, publish and run reads the whole document.
+ */
+export const MAX_DRAFT_BYTES = 2 * 1024 * 1024
+
+/** Stores `document` as the draft and mirrors what lists show; a no-op when the content did not change. 413 past MAX_DRAFT_BYTES. */
 export async function writeDraft(trx: Kysely<Database>, agentId: string, document: AgentDocument, actorId: string, now: string): Promise<boolean> {
   const json = serialiseDocument(document)
+  const bytes = Buffer.byteLength(json)
+  if (bytes > MAX_DRAFT_BYTES) {
+    throw new HttpError(413, `The agent's draft would be ${Math.ceil(bytes / 1024)} KiB; a draft may hold at most ${MAX_DRAFT_BYTES / 1024 / 1024} MiB (remove workflows or skills it no longer needs)`)
+  }
   // Hash what a later read will see (JSON drops undefined and the like), so publish computes the same hash from the stored text.
   const hash = documentHash(parseDocument(json))
   const current = await trx.selectFrom('agents').select('draft_hash').where('id', '=', agentId).executeTakeFirst()

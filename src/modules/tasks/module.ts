@@ -49,7 +49,7 @@ export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps = {}
   const agents = deps.agents ?? null
   const runner = new TaskRunner({ db, clock, logger, providers, agents })
   const scheduler = new Scheduler(clock, logger, runner)
-  const service = new TasksService({ db, clock, providers, agents, scheduler, runner })
+  const service = new TasksService({ db, clock, providers, agents, scheduler, runner, minIntervalS: config.taskMinIntervalS })
 
   const module: TasksModule = {
     routes: tasksRoutes(guard, service),

@@ -14,7 +14,7 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
         set.status = 201
         return tasks.create(principal, body)
       },
-      { auth: 'member', body: CreateTaskBody, response: { 201: Task }, detail: { tags, summary: 'Create a scheduled task' } },
+      { auth: 'member', body: CreateTaskBody, response: { 201: Task }, detail: { tags, summary: 'Create a scheduled task', responses: { 409: { description: 'The caller already has the most tasks one person may have (100)' } } } },
     )
     .get('/api/tasks', ({ principal, query }) => tasks.list(principal, query), {
       auth: 'member',

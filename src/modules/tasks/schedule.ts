@@ -100,7 +100,7 @@ export interface ScheduleFields {
  * Checks a complete schedule and returns it normalised (weekday lower-case, month day without a leading zero),
  * pushing one 422 entry per problem under `loc` (all of them, not only the first).
  */
-export function checkSchedule(input: ScheduleFields, nowMs: number, loc: (string | number)[], issues: ValidationIssue[]): Schedule {
+export function checkSchedule(input: ScheduleFields, nowMs: number, loc: (string | number)[], issues: ValidationIssue[], minIntervalS = 60): Schedule {
   const { frequency } = input
   const at = (field: string) => [...loc, field]
   const schedule: Schedule = { ...input }
@@ -130,7 +130,7 @@ export function checkSchedule(input: ScheduleFields, nowMs: number, loc: (string
   }
 
   if (input.cron !== null) {
-    const problem = cronProblem(input.cron, isTimezone(input.timezone) ? input.timezone : 'UTC', nowMs)
+    const problem = cronProblem(input.cron, isTimezone(input.timezone) ? input.timezone : 'UTC', nowMs, minIntervalS)
     if (problem) issues.push({ loc: at('cron'), msg: problem, type: 'value_error', input: input.cron })
     else schedule.cron = input.cron.trim().replace(/\s+/g, ' ')
   } else if (frequency === 'cron') {
@@ -139,12 +139,20 @@ export function checkSchedule(input: ScheduleFields, nowMs: number, loc: (string
   return schedule
 }
 
-function cronProblem(expression: string, timezone: string, nowMs: number): string | null {
+/** How many upcoming runs are compared to find a cron's shortest gap (enough to see a burst within an hour or a day). */
+const GAP_SAMPLE_RUNS = 30
+
+function cronProblem(expression: string, timezone: string, nowMs: number, minIntervalS: number): string | null {
   const fields = expression.trim().split(/\s+/)
   if (fields.length !== 5 && fields.length !== 6) return 'Cron expression must have 5 fields (minute hour day month weekday) or 6 (seconds first)'
   try {
     const cron = new Cron(fields.join(' '), { timezone, paused: true, mode: '5-or-6-parts' })
-    if (!cron.nextRun(new Date(nowMs))) return 'Cron expression never fires'
+    const runs = cron.nextRuns(GAP_SAMPLE_RUNS, new Date(nowMs)).map((d) => d.getTime())
+    if (runs.length === 0) return 'Cron expression never fires'
+    // Every run is a model call: a seconds field must not turn one task into a flood.
+    for (let i = 1; i < runs.length; i++) {
+      if (runs[i]! - runs[i - 1]! < minIntervalS * 1000) return `Cron expression fires more often than every ${minIntervalS} s, the shortest interval this server allows`
+    }
     return null
   } catch (error) {
     return `Invalid cron expression: ${(error as Error).message.replace(/^CronPattern:\s*/, '')}`

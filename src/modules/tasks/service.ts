@@ -53,7 +53,12 @@ export interface TasksServiceOptions {
   agents: AgentDirectory | null
   scheduler: Scheduler
   runner: TaskRunner
+  /** The shortest gap between a cron task's runs (config.taskMinIntervalS). */
+  minIntervalS: number
 }
+
+/** Tasks one person may own: each is a scheduled model call, and lists and the scheduler hold every one. */
+export const MAX_TASKS_PER_USER = 100
 
 const DEFAULT_SCHEDULE: Schedule = { frequency: 'manual', hour: null, day: null, timezone: 'UTC', cron: null }
 
@@ -80,7 +85,7 @@ export class TasksService {
   async #check(principal: Principal, creatorId: string, input: TaskInput, before: TasksTable | null) {
     const issues: ValidationIssue[] = []
     const stored = before ? scheduleOf(before) : DEFAULT_SCHEDULE
-    const checked = input.schedule === undefined && before ? stored : checkSchedule({ ...stored, ...input.schedule }, this.#o.clock.now(), ['body', 'schedule'], issues)
+    const checked = input.schedule === undefined && before ? stored : checkSchedule({ ...stored, ...input.schedule }, this.#o.clock.now(), ['body', 'schedule'], issues, this.#o.minIntervalS)
 
     let chat: { provider: string | null; model: string | null } | undefined
     if (input.chat_model === null) chat = { provider: null, model: null }
@@ -111,6 +116,8 @@ export class TasksService {
 
   async create(principal: Principal, input: NewTask): Promise<TaskRecord> {
     const { schedule, chat } = await this.#check(principal, principal.userId, input, null)
+    const owned = await this.#o.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('creator_id', '=', principal.userId).executeTakeFirstOrThrow()
+    if (Number(owned.n) >= MAX_TASKS_PER_USER) throw conflict(`You have ${MAX_TASKS_PER_USER} tasks, the most one person may have: delete one you no longer need first`)
     const state = input.state ?? 'enabled'
     const nextRun = this.#nextRun(state, schedule)
     const now = isoTime(this.#o.clock.now())
