@@ -4,7 +4,7 @@ import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { forbidden, notFound, validationFailed, type ValidationIssue } from '../../platform/http/http-error.ts'
-import { bucketCount, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, type TimeFrame } from './buckets.ts'
+import { bucketCount, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, startOfDay, type TimeFrame } from './buckets.ts'
 
 export type SummaryType = 'api_usage' | 'total'
 
@@ -19,6 +19,18 @@ export interface SummaryRequest {
 
 /** Bucket key → counts per api_title (api_usage) or one count (total), oldest bucket first, every bucket present. */
 export type Summary = Record<string, number | Record<string, number>>
+
+/**
+ * Days read per query. A year of a busy organisation's rollup is ~700k (day, title) rows; read in one statement that
+ * held the event loop for up to ~200 ms. A few days at a time, with a turn of the event loop between chunks, every other
+ * request is served between chunks (docs/benchmarks.md has the worst gap measured).
+ */
+const CHUNK_DAYS = 4
+const YIELD_AFTER_MS = 3
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
+/** SQLite's sum() comes back as a number, but an integer column summed by some drivers is a bigint or text. */
+const numeric = (row: BucketCount): BucketCount => ({ bucket: row.bucket, api_title: row.api_title, n: Number(row.n) })
 
 /** Bounds the response (buckets × titles) and the work: about 2.7 years daily, 19 years weekly, 83 years monthly. */
 export const MAX_BUCKETS = 1000
@@ -102,54 +114,66 @@ export class SummaryService {
     const { startMs, endMs } = resolveRange(request, frame, this.#clock.now())
     const userId = await this.#scope(principal, request.user_id)
     const titles = request.api_title ?? []
-    const firstDay = dayKey(startMs)
-    const lastDay = dayKey(endMs)
+    const keys = bucketKeys(frame, startMs, endMs)
+    // Bucket → title → count (api_usage), or bucket → count (total). Filled chunk by chunk, see CHUNK_DAYS.
+    const byBucket = new Map<string, Map<string, number>>()
+    const totals = new Map<string, number>()
+    for (let chunkStart = startOfDay(startMs), chunks = 0; chunkStart <= endMs; chunkStart += CHUNK_DAYS * DAY_MS, chunks++) {
+      if (chunks > 0) await yieldToEventLoop()
+      const firstDay = dayKey(chunkStart)
+      const lastDay = dayKey(Math.min(chunkStart + (CHUNK_DAYS - 1) * DAY_MS, endMs))
+      for (const row of await this.#chunk(frame, type, userId, titles, firstDay, lastDay)) {
+        if (type === 'total') {
+          totals.set(row.bucket, (totals.get(row.bucket) ?? 0) + row.n)
+          continue
+        }
+        let titlesOfBucket = byBucket.get(row.bucket)
+        if (!titlesOfBucket) byBucket.set(row.bucket, (titlesOfBucket = new Map()))
+        titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + row.n)
+      }
+    }
+    // Bucket keys are digits, dashes and W: nothing to escape; titles go through JSON.stringify.
+    if (type === 'total') return `{${keys.map((key) => `"${key}":${totals.get(key) ?? 0}`).join(',')}}`
+    const parts: string[] = []
+    let since = performance.now()
+    for (const key of keys) {
+      // A year of days × thousands of titles is ~700k entries to write: a turn of the event loop every few ms.
+      if (performance.now() - since > YIELD_AFTER_MS) {
+        await yieldToEventLoop()
+        since = performance.now()
+      }
+      parts.push(`"${key}":${JSON.stringify(Object.fromEntries(byBucket.get(key) ?? []))}`)
+    }
+    return `{${parts.join(',')}}`
+  }
 
-    // Per (day, api_title) counts: the rollup for the organisation, the covering (user_id, created_at, api_title) index for one user.
-    const rollup = this.#db
-      .selectFrom('interaction_daily_usage')
-      .where('day', '>=', firstDay)
-      .where('day', '<=', lastDay)
-      .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
+  /**
+   * One chunk's non-empty (bucket, api_title) counts, from a rollup, never from the interaction rows: the organisation's
+   * (day × title) or one user's (user × day × title × kind, summed over kinds). Rollup rows emptied by retention hold 0
+   * until removed, so they are filtered out.
+   */
+  async #chunk(frame: TimeFrame, type: SummaryType, userId: string | null, titles: string[], firstDay: string, lastDay: string): Promise<BucketCount[]> {
+    const bucket = BUCKET_OF_DAY[frame]
     const daily =
       userId === null
-        ? rollup.select(['day', 'api_title', 'n'])
-        : this.#db
-            .selectFrom('interactions')
-            .select((eb) => [sql<string>`substr(created_at, 1, 10)`.as('day'), 'api_title', eb.fn.countAll<number>().as('n')])
-            .where('user_id', '=', userId)
-            .where('created_at', '>=', `${firstDay}T00:00:00.000Z`)
-            .where('created_at', '<', `${dayKey(endMs + DAY_MS)}T00:00:00.000Z`)
+        ? this.#db
+            .selectFrom('interaction_daily_usage')
+            .select(['day', 'api_title', 'n'])
+            .where('day', '>=', firstDay)
+            .where('day', '<=', lastDay)
             .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-            .groupBy([sql`day`, 'api_title'])
-
-    // One row per (bucket, api_title) with a count above 0. Rollup rows emptied by retention hold 0 until removed, and a
-    // title with no interactions in a bucket is not listed.
-    const bucket = BUCKET_OF_DAY[frame]
-    const counts =
-      userId === null && frame === 'daily'
-        ? // Already one row per (day, title), in primary-key order: no grouping, so no sort.
-          rollup.select(['day as bucket', 'api_title', 'n']).where('n', '>', 0).$castTo<BucketCount>()
         : this.#db
-            .selectFrom(daily.as('d'))
-            .select((eb) => [bucket.as('bucket'), 'd.api_title', eb.fn.sum<number>('d.n').as('n')])
-            .groupBy([bucket, 'd.api_title'])
-            .having((eb) => eb.fn.sum('d.n'), '>', 0)
-            .$castTo<BucketCount>()
-
-    // One row per non-empty bucket, its value already JSON (SQLite's json_group_object escapes the titles): the response
-    // is stitched from at most MAX_BUCKETS short strings, never from one JavaScript object per (day, title).
-    const value: RawBuilder<number | string> = type === 'total' ? sql<number>`sum(c.n)` : sql<string>`json_group_object(c.api_title, c.n)`
-    const rows = await this.#db
-      .selectFrom(counts.as('c'))
-      .select([sql<string>`c.bucket`.as('bucket'), value.as('value')])
-      .groupBy(sql`c.bucket`)
-      .execute()
-    const keys = bucketKeys(frame, startMs, endMs)
-    const values = new Map<string, string | number>(rows.map((row) => [row.bucket, row.value]))
-    const empty = type === 'total' ? '0' : '{}'
-    // Bucket keys are digits, dashes and W: nothing to escape.
-    return `{${keys.map((key) => `"${key}":${values.get(key) ?? empty}`).join(',')}}`
+            .selectFrom('interaction_user_daily_usage')
+            .select(['day', 'api_title', 'n'])
+            .where('user_id', '=', userId)
+            .where('day', '>=', firstDay)
+            .where('day', '<=', lastDay)
+            .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
+    const grouped = this.#db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
+    if (type === 'total') {
+      return (await grouped.select(sql<string>`''`.as('api_title')).groupBy(bucket).having((eb) => eb.fn.sum('d.n'), '>', 0).$castTo<BucketCount>().execute()).map(numeric)
+    }
+    return (await grouped.select('d.api_title').groupBy([bucket, 'd.api_title']).having((eb) => eb.fn.sum('d.n'), '>', 0).$castTo<BucketCount>().execute()).map(numeric)
   }
 
   /** Whose interactions to count: null means the organisation's (admins without user_id). */

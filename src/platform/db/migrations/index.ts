@@ -5,6 +5,7 @@ import * as m0002 from './0002_interactions.ts'
 import * as m0003 from './0003_agents.ts'
 import * as m0004 from './0004_tasks.ts'
 import * as m0005 from './0005_workflows.ts'
+import * as m0006 from './0006_interaction_user_rollup.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -13,4 +14,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0003_agents': m0003,
   '0004_tasks': m0004,
   '0005_workflows': m0005,
+  '0006_interaction_user_rollup': m0006,
 })

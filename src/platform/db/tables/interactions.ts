@@ -61,9 +61,19 @@ export interface InteractionDailyUsageTable {
   n: number
 }
 
+/** Migration 0006: the same counts per user and kind, kept exact by triggers; what member summaries read. */
+export interface InteractionUserDailyUsageTable {
+  user_id: string
+  day: string
+  api_title: string
+  kind: InteractionKind
+  n: number
+}
+
 export interface InteractionsTables {
   user_settings: UserSettingsTable
   context_types: ContextTypesTable
   interactions: InteractionsTable
   interaction_daily_usage: InteractionDailyUsageTable
+  interaction_user_daily_usage: InteractionUserDailyUsageTable
 }
