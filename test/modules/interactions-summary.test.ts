@@ -252,3 +252,19 @@ describe('exactness of the organisation rollup', () => {
     }
   })
 })
+
+describe('dates far ahead (issue 14, item 23)', () => {
+  test('plain dates and date-times from the year 2100 on are accepted; nonsense still gets the date error', async () => {
+    const t = await startTestServer()
+    const { adminToken } = await t.provision()
+    for (const [start_date, end_date] of [['2100-01-01', '2100-01-02'], ['2099-12-31', '2100-01-01T10:00:00Z'], ['9999-12-30', '9999-12-31']] as const) {
+      const res = await t.request('POST', '/api/interaction/summary', { token: adminToken, body: { start_date, end_date } })
+      expect(res.status).toBe(200)
+      expect(Object.keys(res.body)).toContain(end_date.slice(0, 10))
+    }
+    const bad = await t.request('POST', '/api/interaction/summary', { token: adminToken, body: { start_date: '2100-02-30', end_date: 'soon' } })
+    expect(bad.status).toBe(422)
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.at(-1))).toEqual(['start_date', 'end_date'])
+    await t.close()
+  })
+})

@@ -1,6 +1,7 @@
 // Request and response schemas of sign-in, the caller's identity, password change and API tokens.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { DisplayName } from '../../platform/http/schema-pieces.ts'
 import { MIN_PASSWORD_LENGTH } from './passwords.ts'
 
 export const LoginBody = t.Object({
@@ -28,7 +29,7 @@ export const ChangePasswordBody = t.Object({
 
 export const ChangePasswordResponse = t.Object({ message: t.String(), ...AccessToken.properties })
 
-export const CreateApiTokenBody = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) })
+export const CreateApiTokenBody = t.Object({ name: DisplayName(100) })
 
 export const ApiToken = t.Object({
   id: t.String(),

@@ -17,7 +17,9 @@ export const RecordedInteraction = t.Object({ id: t.String(), recorded: t.Litera
 export const SummaryType = t.Union([t.Literal('api_usage'), t.Literal('total')])
 export const TimeFrame = t.Union([t.Literal('daily'), t.Literal('weekly'), t.Literal('monthly')])
 
-const Instant = (description: string) => t.String({ format: 'date-time', description })
+// Not `format: 'date-time'`: the format Elysia registers accepts plain dates only for the years 1900–2099, so
+// "2100-01-01" was refused. The service parses both forms strictly (buckets.ts parseInstant) and answers 422 itself.
+const Instant = (description: string) => t.String({ maxLength: 64, examples: ['2026-11-24', '2026-11-24T09:30:00Z'], description })
 
 export const SummaryBody = t.Object({
   summary_type: t.Optional(t.Union(SummaryType.anyOf, { description: 'api_usage (default): counts per api_title; total: one count per bucket' })),

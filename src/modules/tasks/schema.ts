@@ -1,6 +1,7 @@
 // Request and response schemas of tasks, runs and threads (CONTRACT §7).
 import { t } from 'elysia'
 import { MAX_PAGE } from './page.ts'
+import { DisplayName } from '../../platform/http/schema-pieces.ts'
 
 const Visibility = t.Union([t.Literal('private'), t.Literal('public')])
 const State = t.Union([t.Literal('enabled'), t.Literal('disabled')])
@@ -10,7 +11,7 @@ const RunStatus = t.Union([t.Literal('running'), t.Literal('succeeded'), t.Liter
 const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
 const DateTime = t.String({ format: 'date-time' })
 
-const Name = t.String({ minLength: 1, maxLength: 200 })
+const Name = DisplayName(200)
 const Prompt = t.String({ minLength: 1, maxLength: 32_000 })
 const Mentions = t.Array(t.Record(t.String(), t.Unknown()), { maxItems: 100 })
 const ChatModelInput = t.Object({

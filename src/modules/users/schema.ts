@@ -1,10 +1,11 @@
 // Request and response schemas of user management.
 import { t } from 'elysia'
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts'
+import { DisplayName } from '../../platform/http/schema-pieces.ts'
 
 export const Role = t.Union([t.Literal('admin'), t.Literal('member')])
 const Password = t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 })
-const Name = t.String({ minLength: 1, maxLength: 200 })
+const Name = DisplayName(200)
 
 export const User = t.Object({
   id: t.String(),

@@ -1,6 +1,7 @@
 // Request and response schemas of workflows, runs, resume, org settings and the audit log (CONTRACT §10).
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { DisplayName } from '../../platform/http/schema-pieces.ts'
 
 // A record, not an open object: the server's TypeBox Clean keeps a record's entries but drops an open object's unknown keys.
 const Free = t.Record(t.String(), t.Unknown())
@@ -28,7 +29,7 @@ export const Definition = t.Object({
   settings: t.Optional(t.Object({ timeout_s: t.Optional(t.Integer()), max_steps: t.Optional(t.Integer()) })),
 })
 
-const Name = t.String({ minLength: 1, maxLength: 200 })
+const Name = DisplayName(200)
 export const WorkflowBody = t.Object({ name: Name, definition: Definition })
 export const AgentParams = t.Object({ agent_name: t.String() })
 export const WorkflowParams = t.Object({ agent_name: t.String(), workflow_id: t.String() })

@@ -1,6 +1,7 @@
 // Maps TypeBox validation errors to FastAPI/pydantic v2 shaped 422 entries, every failing field once.
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { ValidationIssue } from './http-error.ts'
+import { NOT_BLANK } from './schema-pieces.ts'
 
 /** Where Elysia says the failing value came from → the first `loc` element FastAPI clients expect. */
 const LOC_ROOT: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookie: 'cookie' }
@@ -65,6 +66,7 @@ function describe(error: ValueError): Pick<ValidationIssue, 'type' | 'msg' | 'ct
     case ValueErrorType.StringMinLength:
       return { type: 'string_too_short', msg: `String should have at least ${schema.minLength} characters`, ctx: { min_length: schema.minLength } }
     case ValueErrorType.StringPattern:
+      if (schema.pattern === NOT_BLANK) return { type: 'string_too_short', msg: 'String should have at least 1 character that is not a space', ctx: { min_length: 1 } }
       return { type: 'string_pattern_mismatch', msg: `String should match pattern '${schema.pattern}'`, ctx: { pattern: schema.pattern } }
     case ValueErrorType.StringFormat:
     case ValueErrorType.StringFormatUnknown:
