@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, USAGE } from './config.ts'
 import { DataDirInUseError } from './platform/data-dir-lock.ts'
 import { backupDatabaseFile } from './platform/db/backup.ts'
 import { createLogger, errorFields } from './platform/log.ts'
-import { createServer, DATABASE_FILE } from './server.ts'
+import { createServer, DATABASE_FILE, ListenError } from './server.ts'
 import { VERSION } from './version.ts'
 
 async function main(argv: string[]): Promise<number> {
@@ -38,10 +38,17 @@ async function main(argv: string[]): Promise<number> {
       let server
       try {
         server = await createServer(config, { logger })
-        server.start()
       } catch (error) {
         // Another server on the data dir is an operator's situation, not a bug: the reason alone, no stack.
         logger.error('could not start', error instanceof DataDirInUseError ? { error: error.message } : errorFields(error))
+        return 1
+      }
+      try {
+        server.start()
+      } catch (error) {
+        // A port in use is one too; close what createServer opened (scheduler, database, lock) before leaving.
+        logger.error('could not start', error instanceof ListenError ? { error: error.message } : errorFields(error))
+        await server.stop()
         return 1
       }
       const shutdown = (signal: string) => {

@@ -41,6 +41,9 @@ import { UsersService } from './modules/users/service.ts'
 import { VERSION } from './version.ts'
 
 export const DATABASE_FILE = 'agentbox.db'
+
+/** The port or address cannot be listened on: an operator's situation, logged as one sentence without a stack. */
+export class ListenError extends Error {}
 const LAST_RESORT_BODY_LIMIT = 1024 ** 3
 
 export interface ServerOverrides {
@@ -193,7 +196,15 @@ async function bootOn(config: Config, clock: Clock, logger: Logger, database: Da
     start() {
       // Bun's own limit answers a bare 413 with no body or request id, so it sits far above ours: the body parser
       // enforces the contract's limits (and streams and counts bodies without a length); this is only a last resort.
-      listener = Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: LAST_RESORT_BODY_LIMIT, fetch })
+      try {
+        listener = Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: LAST_RESORT_BODY_LIMIT, fetch })
+      } catch (error) {
+        const code = (error as { code?: unknown }).code
+        if (code === 'EADDRINUSE') throw new ListenError(`Port ${config.port} on ${config.host} is already in use: stop what listens there or choose another with --port`)
+        if (code === 'EACCES') throw new ListenError(`Not allowed to listen on port ${config.port} on ${config.host}: choose a port above 1023 with --port`)
+        if (code === 'EADDRNOTAVAIL') throw new ListenError(`${config.host} is not an address of this machine: choose another with --host`)
+        throw error
+      }
       const port = listener.port!
       const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
       logger.info('listening', { host: config.host, port, version: VERSION, data_dir: config.dataDir, license_mode: config.licenseMode })

@@ -86,6 +86,31 @@ describe('in one process', () => {
 })
 
 describe('across processes', () => {
+  test('a port already in use exits 1 with one sentence naming the port, no stack, and leaves its data dir unlocked', async () => {
+    const first = await launchServer({ dataDir: join(tmp, 'port-first') })
+    const port = new URL(first.base).port
+    const dataDir = join(tmp, 'port-second')
+    const spawnSecond = () =>
+      Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--port', port, '--host', '127.0.0.1', '--data', dataDir], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, AGENTBOX_LICENSE_MODE: 'test' },
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+    const second = spawnSecond()
+    expect(await second.exited).toBe(1)
+    const lines = (await new Response(second.stdout).text()).split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line))
+    const failure = lines.find((line) => line.msg === 'could not start')
+    expect(failure?.error).toBe(`Port ${port} on 127.0.0.1 is already in use: stop what listens there or choose another with --port`)
+    expect(failure?.stack).toBeUndefined()
+    // It closed what it opened: the same command fails the same way, not on a held data-dir lock.
+    const again = spawnSecond()
+    expect(await again.exited).toBe(1)
+    expect(await new Response(again.stdout).text()).toContain('is already in use')
+    expect(await stopServer(first, 'SIGTERM')).toBe(0)
+  })
+
   test('a second `agentbox serve` exits 1 with the reason; after kill -9 of the first, a new one starts on the data dir', async () => {
     const dataDir = join(tmp, 'processes')
     const first = await launchServer({ dataDir })
