@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { authGuard } from '../../platform/auth/guard.ts'
 import { requestContext } from '../../platform/http/request-context.ts'
-import { AccessToken, ApiToken, ChangePasswordBody, ChangePasswordResponse, CreateApiTokenBody, CreatedApiToken, LoginBody, Me } from './schema.ts'
+import { AccessToken, ApiToken, ChangePasswordBody, ChangePasswordResponse, CreateApiTokenBody, CreatedApiToken, LoginBody, Me, RevokedApiTokens } from './schema.ts'
 import type { AuthService } from './service.ts'
 
 export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthService) {
@@ -52,6 +52,23 @@ export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthServic
       auth: 'member',
       response: { 200: t.Array(ApiToken) },
       detail: { tags, summary: 'List your API tokens (no secrets)' },
+    })
+    .delete('/api/auth/tokens', ({ principal }) => auth.revokeAllApiTokens(principal.userId), {
+      auth: { role: 'member', whenLicenseLapsed: 'allowed' },
+      response: { 200: RevokedApiTokens },
+      detail: { tags, summary: 'Revoke all your API tokens at once' },
+    })
+    .get('/api/users/:id/tokens', ({ params }) => auth.listApiTokensOf(params.id), {
+      auth: 'admin',
+      params: t.Object({ id: t.String() }),
+      response: { 200: t.Array(ApiToken) },
+      detail: { tags, summary: "List a user's API tokens (admins; no secrets)", responses: { 404: { description: 'User not found' } } },
+    })
+    .delete('/api/users/:id/tokens', ({ params }) => auth.revokeAllApiTokens(params.id), {
+      auth: { role: 'admin', whenLicenseLapsed: 'allowed' },
+      params: t.Object({ id: t.String() }),
+      response: { 200: RevokedApiTokens },
+      detail: { tags, summary: "Revoke all of a user's API tokens at once (admins)", responses: { 404: { description: 'User not found' } } },
     })
     .delete('/api/auth/tokens/:id', ({ params, principal }) => auth.revokeApiToken(principal, params.id), {
       auth: { role: 'member', whenLicenseLapsed: 'allowed' },

@@ -40,4 +40,5 @@ export const ApiToken = t.Object({
   revoked_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
 })
 
+export const RevokedApiTokens = t.Object({ revoked: t.Integer({ minimum: 0, description: 'How many tokens were live and are now revoked' }) })
 export const CreatedApiToken = t.Object({ ...ApiToken.properties, token: t.String({ description: 'Shown once; only its hash is stored' }) })

@@ -107,12 +107,35 @@ export class AuthService {
   }
 
   async listApiTokens(principal: Principal): Promise<ApiTokenRecord[]> {
+    return this.listApiTokensOf(principal.userId)
+  }
+
+  /** Any user's tokens, for admins (GET /api/users/{id}/tokens); 404 for an unknown user. */
+  async listApiTokensOf(userId: string): Promise<ApiTokenRecord[]> {
+    await this.#userExists(userId)
     return this.#o.db
       .selectFrom('api_tokens')
       .select(['id', 'name', 'kind', 'hint', 'created_at', 'revoked_at'])
-      .where('user_id', '=', principal.userId)
+      .where('user_id', '=', userId)
       .orderBy('created_at', 'desc')
       .execute()
+  }
+
+  /** Revokes every live token of a user at once (a lost laptop, a leaked script); answers how many were live. */
+  async revokeAllApiTokens(userId: string): Promise<{ revoked: number }> {
+    await this.#userExists(userId)
+    const result = await this.#o.db
+      .updateTable('api_tokens')
+      .set({ revoked_at: isoTime(this.#o.clock.now()) })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    return { revoked: Number(result.numUpdatedRows) }
+  }
+
+  async #userExists(userId: string): Promise<void> {
+    const user = await this.#o.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()
+    if (!user) throw notFound('User not found')
   }
 
   /** Owners revoke their own tokens; admins any token. Revoking twice is harmless. */

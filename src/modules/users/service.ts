@@ -101,8 +101,10 @@ export class UsersService {
   }
 
   /**
-   * Deactivation and password changes bump session_version, which revokes every access token at once;
-   * personal API tokens stop working because the authenticator requires an active owner.
+   * Deactivation and password changes bump session_version, which revokes every access token at once.
+   * Deactivation also revokes the user's personal API tokens for good: reactivating an account must not bring back
+   * tokens issued before it was closed. A password change keeps them (they are separate credentials, often in
+   * scripts); DELETE /api/users/{id}/tokens or /api/auth/tokens revokes them all.
    */
   async update(id: string, changes: UserChanges): Promise<UserRecord> {
     const passwordHash = changes.password !== undefined ? await hashPassword(changes.password) : undefined
@@ -135,6 +137,7 @@ export class UsersService {
         .where('id', '=', id)
         .returning(RECORD_COLUMNS)
         .executeTakeFirstOrThrow()
+      if (deactivating) await trx.updateTable('api_tokens').set({ revoked_at: isoTime(this.#clock.now()) }).where('user_id', '=', id).where('revoked_at', 'is', null).execute()
       return toRecord(updated)
     })
   }
