@@ -53,7 +53,7 @@ export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthServic
       response: { 200: t.Array(ApiToken) },
       detail: { tags, summary: 'List your API tokens (no secrets)' },
     })
-    .delete('/api/auth/tokens', ({ principal }) => auth.revokeAllApiTokens(principal.userId), {
+    .delete('/api/auth/tokens', ({ principal }) => auth.revokeAllApiTokens(principal.userId, principal.userId), {
       auth: { role: 'member', whenLicenseLapsed: 'allowed' },
       response: { 200: RevokedApiTokens },
       detail: { tags, summary: 'Revoke all your API tokens at once' },
@@ -64,7 +64,7 @@ export function authRoutes(guard: ReturnType<typeof authGuard>, auth: AuthServic
       response: { 200: t.Array(ApiToken) },
       detail: { tags, summary: "List a user's API tokens (admins; no secrets)", responses: { 404: { description: 'User not found' } } },
     })
-    .delete('/api/users/:id/tokens', ({ params }) => auth.revokeAllApiTokens(params.id), {
+    .delete('/api/users/:id/tokens', ({ params, principal }) => auth.revokeAllApiTokens(params.id, principal.userId), {
       auth: { role: 'admin', whenLicenseLapsed: 'allowed' },
       params: t.Object({ id: t.String() }),
       response: { 200: RevokedApiTokens },

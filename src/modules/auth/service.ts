@@ -1,5 +1,6 @@
 // Sign-in, password change and personal API tokens (CONTRACT §3).
 import type { Kysely } from 'kysely'
+import { writeAudit } from '../../platform/audit.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
@@ -99,10 +100,10 @@ export class AuthService {
     const kind = principal.kind === 'organisation' ? 'org' : 'pat'
     const minted = mintApiToken(kind)
     const record = { id: newId(), name, kind, hint: minted.hint, created_at: isoTime(this.#o.clock.now()), revoked_at: null } as const
-    await this.#o.db
-      .insertInto('api_tokens')
-      .values({ ...record, user_id: principal.userId, token_hash: minted.hash })
-      .execute()
+    await this.#o.db.transaction().execute(async (trx) => {
+      await trx.insertInto('api_tokens').values({ ...record, user_id: principal.userId, token_hash: minted.hash }).execute()
+      await writeAudit(trx, this.#o.clock, { actor_id: principal.userId, action: 'token.create', target_type: 'api_token', target_id: record.id, details: { name, kind, hint: minted.hint } })
+    })
     return { ...record, token: minted.token }
   }
 
@@ -122,15 +123,19 @@ export class AuthService {
   }
 
   /** Revokes every live token of a user at once (a lost laptop, a leaked script); answers how many were live. */
-  async revokeAllApiTokens(userId: string): Promise<{ revoked: number }> {
+  async revokeAllApiTokens(userId: string, actorId: string): Promise<{ revoked: number }> {
     await this.#userExists(userId)
-    const result = await this.#o.db
-      .updateTable('api_tokens')
-      .set({ revoked_at: isoTime(this.#o.clock.now()) })
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst()
-    return { revoked: Number(result.numUpdatedRows) }
+    return this.#o.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('api_tokens')
+        .set({ revoked_at: isoTime(this.#o.clock.now()) })
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst()
+      const revoked = Number(result.numUpdatedRows)
+      if (revoked > 0) await writeAudit(trx, this.#o.clock, { actor_id: actorId, action: 'token.revoke_all', target_type: 'user', target_id: userId, details: { revoked } })
+      return { revoked }
+    })
   }
 
   async #userExists(userId: string): Promise<void> {
@@ -145,11 +150,16 @@ export class AuthService {
     const token = await query.executeTakeFirst()
     if (!token) throw notFound('Token not found')
     const revokedAt = token.revoked_at ?? isoTime(this.#o.clock.now())
-    return this.#o.db
-      .updateTable('api_tokens')
-      .set({ revoked_at: revokedAt })
-      .where('id', '=', tokenId)
-      .returning(['id', 'name', 'kind', 'hint', 'created_at', 'revoked_at'])
-      .executeTakeFirstOrThrow()
+    return this.#o.db.transaction().execute(async (trx) => {
+      if (token.revoked_at === null) {
+        await writeAudit(trx, this.#o.clock, { actor_id: principal.userId, action: 'token.revoke', target_type: 'api_token', target_id: tokenId, details: { owner_id: token.user_id } })
+      }
+      return trx
+        .updateTable('api_tokens')
+        .set({ revoked_at: revokedAt })
+        .where('id', '=', tokenId)
+        .returning(['id', 'name', 'kind', 'hint', 'created_at', 'revoked_at'])
+        .executeTakeFirstOrThrow()
+    })
   }
 }

@@ -9,7 +9,7 @@ export function licenseRoutes(guard: ReturnType<typeof authGuard>, license: Lice
     .use(guard)
     .post(
       '/api/org/apply_license',
-      async ({ body, principal }) => ({ message: 'License applied', license: await license.apply(body.license_token, principal.email) }),
+      async ({ body, principal }) => ({ message: 'License applied', license: await license.apply(body.license_token, principal.email, principal.userId) }),
       {
         auth: { role: 'admin', whenLicenseLapsed: 'allowed' },
         body: ApplyLicenseBody,

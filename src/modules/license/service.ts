@@ -1,5 +1,6 @@
 // The current licence: verified on apply, cached in memory, and the source of seats, expiry and the 402 write block.
 import type { Kysely, Transaction } from 'kysely'
+import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database, LicensesTable } from '../../platform/db/schema.ts'
@@ -89,13 +90,17 @@ export class LicenseService {
   }
 
   /** Replaces the current licence only with a valid one for the same customer (CONTRACT §2). */
-  async apply(token: string, appliedBy: string): Promise<LicenseSummary> {
+  async apply(token: string, appliedBy: string, actorId: string | null = null): Promise<LicenseSummary> {
     const claims = this.verify(token)
     const current = this.#current
     if (current && current.customer_id !== claims.sub) {
       throw validationFailed({ loc: ['body', 'license_token'], msg: 'License is for a different customer', type: 'license_invalid' })
     }
-    await this.insert(this.#db, claims, token, appliedBy)
+    await this.#db.transaction().execute(async (trx) => {
+      await this.insert(trx, claims, token, appliedBy)
+      // The claims, never the token itself.
+      await writeAudit(trx, this.#clock, { actor_id: actorId, action: 'license.apply', target_type: 'license', target_id: claims.lic, details: { seats: claims.seats, expires_at: new Date(claims.exp * 1000).toISOString(), previous: current?.lic ?? null } })
+    })
     await this.load()
     return this.summary()
   }

@@ -10,9 +10,9 @@ export function usersRoutes(guard: ReturnType<typeof authGuard>, users: UsersSer
     .use(guard)
     .post(
       '/api/users',
-      async ({ body, set }) => {
+      async ({ body, set, principal }) => {
         set.status = 201
-        return users.create(body)
+        return users.create(body, principal.userId)
       },
       { auth: 'admin', body: CreateUserBody, response: { 201: User }, detail: { tags, summary: 'Create a user (takes a seat)', responses: { 402: { description: 'The licence has expired, or every seat is taken' }, 409: { description: 'A user with that e-mail exists' } } } },
     )
@@ -23,14 +23,14 @@ export function usersRoutes(guard: ReturnType<typeof authGuard>, users: UsersSer
       response: { 200: User },
       detail: { tags, summary: 'Get a user' },
     })
-    .patch('/api/users/:id', ({ params, body }) => users.update(params.id, body), {
+    .patch('/api/users/:id', ({ params, body, principal }) => users.update(params.id, body, principal.userId), {
       auth: 'admin',
       params: UserIdParams,
       body: UpdateUserBody,
       response: { 200: User },
       detail: { tags, summary: 'Change name, role, password or active', responses: { 402: { description: 'The licence has expired, or reactivating needs a seat and every seat is taken' }, 409: { description: 'The change would leave no active admin' } } },
     })
-    .delete('/api/users/:id', ({ params }) => users.deactivate(params.id), {
+    .delete('/api/users/:id', ({ params, principal }) => users.deactivate(params.id, principal.userId), {
       // Taking access away must work even when the licence has lapsed.
       auth: { role: 'admin', whenLicenseLapsed: 'allowed' },
       params: UserIdParams,

@@ -1,5 +1,6 @@
 // Admin user management: create within the licence's seats, list, update, deactivate (CONTRACT §3).
 import type { Kysely } from 'kysely'
+import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database, UserRole, UsersTable } from '../../platform/db/schema.ts'
@@ -67,7 +68,7 @@ export class UsersService {
   }
 
   /** Seat check and insert share one transaction, so two concurrent creates cannot both take the last seat. */
-  async create(input: NewUser): Promise<UserRecord> {
+  async create(input: NewUser, actorId: string | null = null): Promise<UserRecord> {
     const passwordHash = await hashPassword(input.password)
     const now = isoTime(this.#clock.now())
     const row = { id: newId(), kind: 'person' as const, email: input.email.trim().toLowerCase(), name: input.name, role: input.role, password_hash: passwordHash, active: 1, session_version: 0, created_at: now, updated_at: now }
@@ -76,6 +77,7 @@ export class UsersService {
         if (await trx.selectFrom('users').select('id').where('email', '=', row.email).executeTakeFirst()) throw conflict(EMAIL_TAKEN)
         await this.#assertSeatFree(trx)
         await trx.insertInto('users').values(row).execute()
+        await writeAudit(trx, this.#clock, { actor_id: actorId, action: 'user.create', target_type: 'user', target_id: row.id, details: { email: row.email, role: row.role } })
       })
     } catch (error) {
       if (isUniqueEmailViolation(error)) throw conflict(EMAIL_TAKEN)
@@ -106,7 +108,7 @@ export class UsersService {
    * tokens issued before it was closed. A password change keeps them (they are separate credentials, often in
    * scripts); DELETE /api/users/{id}/tokens or /api/auth/tokens revokes them all.
    */
-  async update(id: string, changes: UserChanges): Promise<UserRecord> {
+  async update(id: string, changes: UserChanges, actorId: string | null = null): Promise<UserRecord> {
     const passwordHash = changes.password !== undefined ? await hashPassword(changes.password) : undefined
     return this.#db.transaction().execute(async (trx) => {
       const user = await this.#find(trx, id)
@@ -138,12 +140,23 @@ export class UsersService {
         .returning(RECORD_COLUMNS)
         .executeTakeFirstOrThrow()
       if (deactivating) await trx.updateTable('api_tokens').set({ revoked_at: isoTime(this.#clock.now()) }).where('user_id', '=', id).where('revoked_at', 'is', null).execute()
+      await auditUserChanges(trx, this.#clock, actorId, user, changes, passwordHash !== undefined)
       return toRecord(updated)
     })
   }
 
   /** DELETE deactivates: the user's data stays, their tokens stop working. */
-  deactivate(id: string): Promise<UserRecord> {
-    return this.update(id, { active: false })
+  deactivate(id: string, actorId: string | null = null): Promise<UserRecord> {
+    return this.update(id, { active: false }, actorId)
   }
+}
+
+/** One entry per kind of change an admin made: access (role, active) and credentials are what an auditor looks for. */
+async function auditUserChanges(db: Kysely<Database>, clock: Clock, actorId: string | null, before: { id: string; email: string; role: string; active: number; name: string }, changes: UserChanges, passwordChanged: boolean): Promise<void> {
+  const entry = (action: string, details: Record<string, unknown>) => writeAudit(db, clock, { actor_id: actorId, action, target_type: 'user', target_id: before.id, details: { email: before.email, ...details } })
+  if (changes.role !== undefined && changes.role !== before.role) await entry('user.role_change', { from: before.role, to: changes.role })
+  if (changes.active === false && before.active === 1) await entry('user.deactivate', {})
+  if (changes.active === true && before.active === 0) await entry('user.reactivate', {})
+  if (passwordChanged) await entry('user.password_reset', {})
+  if (changes.name !== undefined && changes.name !== before.name) await entry('user.rename', { from: before.name, to: changes.name })
 }

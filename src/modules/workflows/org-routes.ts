@@ -3,7 +3,8 @@ import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { DatabaseHandle } from '../../platform/db/database.ts'
-import { listAudit, readOrgSettings, updateOrgSettings } from './org-settings.ts'
+import { listAudit } from '../../platform/audit.ts'
+import { readOrgSettings, updateOrgSettings } from './org-settings.ts'
 import { AuditEntry, AuditQuery, OrgSettings, OrgSettingsBody } from './schema.ts'
 
 export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clock) {
@@ -25,6 +26,6 @@ export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clo
       auth: 'admin',
       query: AuditQuery,
       response: { 200: t.Array(AuditEntry) },
-      detail: { tags: ['audit'], summary: 'The audit log, newest first: approval decisions and setting changes' },
+      detail: { tags: ['audit'], summary: 'The audit log, newest first: users, roles, tokens, licences, settings, approvals and cancelled runs; filter by action, actor and time' },
     })
 }

@@ -1,9 +1,9 @@
-// Organisation settings that govern workflows (recording mode, retention) and the audit log every decision goes to.
+// Organisation settings that govern workflows (recording mode, retention); each change is audited.
 import type { Kysely } from 'kysely'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { RecordingMode } from '../../platform/db/tables/workflows.ts'
-import { newId } from '../../platform/ids.ts'
+import { writeAudit } from '../../platform/audit.ts'
 
 export interface OrgSettings {
   workflow_recording: RecordingMode
@@ -30,21 +30,6 @@ export async function readOrgSettings(db: Kysely<Database>): Promise<OrgSettings
   return settings
 }
 
-export interface AuditEntry {
-  actor_id: string | null
-  action: string
-  target_type: string
-  target_id: string
-  details: Record<string, unknown>
-}
-
-export async function writeAudit(db: Kysely<Database>, clock: Clock, entry: AuditEntry): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({ id: newId(), at: isoTime(clock.now()), actor_id: entry.actor_id, action: entry.action, target_type: entry.target_type, target_id: entry.target_id, details: JSON.stringify(entry.details) })
-    .execute()
-}
-
 /** Changes only the given settings, and audits each real change in the same transaction. */
 export async function updateOrgSettings(db: Kysely<Database>, clock: Clock, actorId: string, changes: Partial<Pick<OrgSettings, 'workflow_recording' | 'workflow_retention_days'>>): Promise<OrgSettings> {
   return db.transaction().execute(async (trx) => {
@@ -64,26 +49,4 @@ export async function updateOrgSettings(db: Kysely<Database>, clock: Clock, acto
     if (Object.keys(changed).length) await writeAudit(trx, clock, { actor_id: actorId, action: 'org_settings.update', target_type: 'org_settings', target_id: 'org', details: { changes: changed } })
     return readOrgSettings(trx)
   })
-}
-
-export interface AuditRecord {
-  id: string
-  at: string
-  actor_id: string | null
-  actor_email: string | null
-  action: string
-  target_type: string
-  target_id: string
-  details: Record<string, unknown>
-}
-
-/** Newest first; served by the primary key (UUIDv7 = time order) or audit_log_action (action, id). */
-export async function listAudit(db: Kysely<Database>, query: { action?: string; limit?: number; offset?: number }): Promise<AuditRecord[]> {
-  let q = db
-    .selectFrom('audit_log')
-    .leftJoin('users', 'users.id', 'audit_log.actor_id')
-    .select(['audit_log.id', 'audit_log.at', 'audit_log.actor_id', 'users.email as actor_email', 'audit_log.action', 'audit_log.target_type', 'audit_log.target_id', 'audit_log.details'])
-  if (query.action) q = q.where('audit_log.action', '=', query.action)
-  const rows = await q.orderBy('audit_log.id', 'desc').limit(query.limit ?? 100).offset(query.offset ?? 0).execute()
-  return rows.map((row) => ({ ...row, actor_email: row.actor_email ?? null, details: JSON.parse(row.details) }))
 }

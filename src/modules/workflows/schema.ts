@@ -120,7 +120,14 @@ export const OrgSettings = t.Object({
   updated_at: NullableDate,
   updated_by: t.Union([t.String(), t.Null()]),
 })
-export const AuditQuery = t.Object({ action: t.Optional(t.String()), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })), offset: t.Optional(t.Numeric({ minimum: 0 })) })
+export const AuditQuery = t.Object({
+  action: t.Optional(t.String({ description: 'e.g. user.create, user.deactivate, token.revoke, license.apply, org_settings.update, workflow.approval, workflow.cancel' })),
+  actor_id: t.Optional(t.String({ description: 'Only what this user did' })),
+  since: t.Optional(t.String({ format: 'date-time', description: 'Entries at or after this instant' })),
+  until: t.Optional(t.String({ format: 'date-time', description: 'Entries before this instant' })),
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })),
+  offset: t.Optional(t.Numeric({ minimum: 0 })),
+})
 export const AuditEntry = t.Object({
   id: t.String(),
   at: DateTime,

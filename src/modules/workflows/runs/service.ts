@@ -16,7 +16,8 @@ import { isPlainObject } from '../expr/values.ts'
 import { WorkflowExecutor, type EngineState, type GateDecision, type Outcome, type RunInfo } from '../engine/executor.ts'
 import { MAX_EDITS_CHARS } from '../engine/merge-patch.ts'
 import type { StepTrace } from '../engine/trace.ts'
-import { readOrgSettings, writeAudit } from '../org-settings.ts'
+import { writeAudit } from '../../../platform/audit.ts'
+import { readOrgSettings } from '../org-settings.ts'
 import { engineHost, type CancelHandle } from './host.ts'
 import { finishRun, insertRunningRow, pauseRun, type RunMeta } from './store.ts'
 import { runRowView, stepRowView, type RunView } from './views.ts'
@@ -237,6 +238,10 @@ export class WorkflowRuns {
       if (Number(moved.numUpdatedRows) !== 1) return false
       await trx.deleteFrom('workflow_checkpoints').where('run_id', '=', runId).execute()
       if (row.recording === 'disabled') await trx.deleteFrom('workflow_runs').where('id', '=', runId).execute()
+      // An admin stopping someone's run is an act on their work: on the record. A starter cancelling their own is not.
+      if (principal.userId !== row.starter_id) {
+        await writeAudit(trx, this.deps.clock, { actor_id: principal.userId, action: 'workflow.cancel', target_type: 'workflow_run', target_id: runId, details: { workflow_id: row.workflow_id, starter_id: row.starter_id, status_before: row.status } })
+      }
       return true
     })
     if (!cancelled) throw conflict(`Run is already ${row.status}`)
