@@ -1,0 +1,135 @@
+// Stall benchmark (issue 14): while one member client loops a heavy request, how long does /api/health/live wait at
+// worst, and how much of /api/auth/me's throughput is left? Each heavy case is compared with the same load without it,
+// in the same run. Targets: worst live latency under 50 ms, throughput at least 50 % of the undisturbed run.
+//
+// Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000]
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { issueTestLicense } from '../../test/helpers/license.ts'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rows: { type: 'string', default: '1000000' } } })
+const SECONDS = Number(opts.seconds)
+const ROWS = Number(opts.rows)
+const SETUP_TOKEN = 'stall-bench-setup-token-0123456789'
+const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery staple' }
+const MEMBER = { email: 'member@example.com', name: 'Max Member', password: 'another long password', role: 'member' }
+
+const dir = mkdtempSync(join(tmpdir(), 'agentbox-stall-'))
+const port = 20000 + Math.floor(Math.random() * 20000)
+const base = `http://127.0.0.1:${port}`
+const server = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', join(dir, 'data')], {
+  cwd: ROOT,
+  env: { ...process.env, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
+  stdout: 'ignore',
+  stderr: 'inherit',
+})
+process.on('exit', () => {
+  server.kill()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function call(method: string, path: string, token?: string, body?: unknown) {
+  const response = await fetch(base + path, { method, headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const text = await response.text()
+  return { status: response.status, json: text ? JSON.parse(text) : null }
+}
+
+for (let i = 0; ; i++) {
+  if (await fetch(`${base}/api/health/live`).then((r) => r.ok, () => false)) break
+  if (i > 200) throw new Error('server did not start')
+  await Bun.sleep(100)
+}
+await call('POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: issueTestLicense({ org: 'Bench', seats: 100 }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+const admin = (await call('POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).json.access_token as string
+const memberId = (await call('POST', '/api/users', admin, MEMBER)).json.id as string
+const member = (await call('POST', '/api/auth/login', undefined, { email: MEMBER.email, password: MEMBER.password })).json.access_token as string
+
+// 1M interactions across 50 users and a year, written straight into the database (the server's triggers keep the rollups).
+{
+  const db = new Database(join(dir, 'data', 'agentbox.db'))
+  db.run('PRAGMA busy_timeout = 10000')
+  const now = new Date().toISOString()
+  const users = [memberId]
+  db.transaction(() => {
+    for (let u = 1; u < 50; u++) {
+      const id = `bench-user-${u}`
+      db.query(`INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, 'n', 'member', NULL, 0, 0, ?, ?)`).run(id, `${id}@example.com`, now, now)
+      users.push(id)
+    }
+    const insert = db.query(`INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, created_at) VALUES (?, ?, ?, ?, 'tool', 0, ?)`)
+    const start = Date.now() - 365 * 86_400_000
+    for (let i = 0; i < ROWS; i++) {
+      insert.run(`bench-${i}`, users[i % 50]!, i % 3 ? 'mcp_tool' : 'api_action', `server-${(i * 7919) % 2000}`, new Date(start + (i % 365) * 86_400_000 + (i % 86_400) * 1000).toISOString())
+    }
+  })()
+  db.close()
+}
+
+// A workflow whose one dry-run step does a lot of string work, and a SKILL.md with 80,000 metadata keys.
+await call('POST', '/api/agents', member, { name: 'stall-bot', description: 'd', instructions: 'i' })
+const flow = await call('POST', '/api/workflows/stall-bot', member, {
+  name: 'heavy',
+  // Expressions are at most 4 KB each, so the work is spread over a chain of set nodes (the attack in the issue).
+  definition: {
+    nodes: Array.from({ length: 15 }, (_, n) => ({ id: `split${n}`, type: 'agentbox.set', params: { values: { s: '{{ $json.s }}', [`p${n}`]: `{{ [${Array.from({ length: 100 }, () => 'length(split($json.s, "a"))').join(',')}] }}` } } })),
+    connections: Array.from({ length: 14 }, (_, n) => ({ from: `split${n}`, to: `split${n + 1}` })),
+  },
+})
+if (flow.status !== 201) throw new Error(`heavy workflow: ${flow.status} ${JSON.stringify(flow.json)}`)
+const bigText = 'ab'.repeat(450_000)
+const skill = `---\nname: big-skill\ndescription: d\nmetadata:\n${Array.from({ length: 80_000 }, (_, i) => `  k${i}: v`).join('\n')}\n---\nbody\n`
+
+const HEAVY: Record<string, () => Promise<unknown>> = {
+  'member summary (1M interactions, 2,000 titles, daily over a year)': () => call('POST', '/api/interaction/summary', member, { time_frame: 'daily', start_date: new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10) }),
+  'workflow dry run (1,500 splits of a 900 KB string over 15 steps)': () => call('POST', `/api/workflows/stall-bot/${flow.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { s: bigText } }),
+  'skill validation (80,000 metadata keys)': () => call('POST', '/api/skill/validate', member, { content: skill }),
+}
+
+interface Measured {
+  rps: number
+  p99: number | null
+  worstLiveMs: number
+  heavyRequests: number
+}
+
+async function measure(heavy: (() => Promise<unknown>) | null): Promise<Measured> {
+  let running = true
+  let heavyRequests = 0
+  const heavyLoop = (async () => {
+    while (heavy && running) {
+      await heavy()
+      heavyRequests++
+    }
+  })()
+  let worstLiveMs = 0
+  const probe = (async () => {
+    while (running) {
+      const t0 = performance.now()
+      await fetch(`${base}/api/health/live`)
+      worstLiveMs = Math.max(worstLiveMs, performance.now() - t0)
+      await Bun.sleep(10)
+    }
+  })()
+  const loadgen = Bun.spawn([process.execPath, join(import.meta.dir, 'loadgen.ts'), `${base}/api/auth/me`, '32', String(SECONDS), 'authorization', `Bearer ${admin}`], { stdout: 'pipe' })
+  const result = JSON.parse((await new Response(loadgen.stdout).text()).trim().split('\n').at(-1)!)
+  running = false
+  await Promise.all([heavyLoop, probe])
+  return { rps: result.requests / result.seconds, p99: result.p99_ms, worstLiveMs, heavyRequests }
+}
+
+console.log(`stall benchmark: ${ROWS} interactions, ${SECONDS} s per run, loadgen 32 connections on /api/auth/me, ${new Date().toISOString()}`)
+console.log('| heavy request looped by one member | /me req/s (vs none) | /me p99 ms | worst /api/health/live ms | heavy requests done | targets met |')
+console.log('|---|---|---|---|---|---|')
+for (const [name, heavy] of Object.entries(HEAVY)) {
+  // The undisturbed run is measured right before each heavy one: the machine is shared and noisy.
+  const calm = await measure(null)
+  const loaded = await measure(heavy)
+  const ratio = loaded.rps / calm.rps
+  const met = loaded.worstLiveMs < 50 && ratio >= 0.5
+  console.log(`| ${name} | ${loaded.rps.toFixed(0)} (${(ratio * 100).toFixed(0)} % of ${calm.rps.toFixed(0)}) | ${loaded.p99?.toFixed(1)} (calm ${calm.p99?.toFixed(1)}) | ${loaded.worstLiveMs.toFixed(1)} (calm ${calm.worstLiveMs.toFixed(1)}) | ${loaded.heavyRequests} | ${met ? 'yes' : 'no'} |`)
+}
+process.exit(0)
