@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, USAGE } from './config.ts'
 import { DataDirInUseError } from './platform/data-dir-lock.ts'
 import { backupDatabaseFile } from './platform/db/backup.ts'
 import { createLogger, errorFields } from './platform/log.ts'
+import { credentialKeyFiles } from './platform/secret-box.ts'
 import { createServer, DATABASE_FILE, ListenError } from './server.ts'
 import { VERSION } from './version.ts'
 
@@ -26,8 +27,8 @@ async function main(argv: string[]): Promise<number> {
       return 0
     case 'backup':
       try {
-        backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!)
-        process.stdout.write(`backup written to ${config.backupFile}\n`)
+        const keys = backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!, credentialKeyFiles(config.dataDir))
+        process.stdout.write(`backup written to ${config.backupFile}${keys ? ` (credential keys in ${keys})` : ''}\n`)
         return 0
       } catch (error) {
         process.stderr.write(`agentbox: backup failed: ${(error as Error).message}\n`)

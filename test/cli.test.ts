@@ -1,6 +1,7 @@
 // The command line and configuration (CONTRACT §1): sub-commands, flags over env vars, one frozen config.
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { Database } from 'bun:sqlite'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { ConfigError, loadConfig } from '../src/config.ts'
@@ -74,6 +75,50 @@ describe('agentbox sub-commands', () => {
       const res = run(['backup', join(dir, 'out.db'), '--data', dir])
       expect(res.code).toBe(1)
       expect(res.stderr).toContain('no database')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('backup writes FILE and FILE.keys 0600 even under umask 022, leaving no temporary files (issue 14, item 16)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentbox-cli-'))
+    try {
+      const data = join(dir, 'data')
+      mkdirSync(join(data, 'secrets'), { recursive: true })
+      const db = new Database(join(data, 'agentbox.db'))
+      db.run('CREATE TABLE t (x TEXT)')
+      db.run("INSERT INTO t VALUES ('kept')")
+      db.close()
+      writeFileSync(join(data, 'secrets', 'credentials.key'), '{"keys":"not a real keyring"}\n', { mode: 0o600 })
+      const out = join(dir, 'backups', 'copy.db')
+      const result = Bun.spawnSync(['sh', '-c', 'umask 022 && exec "$0" src/main.ts backup "$1" --data "$2"', process.execPath, out, data], {
+        cwd: join(import.meta.dir, '..'),
+        env: { PATH: process.env.PATH! },
+      })
+      expect(result.stderr.toString()).toBe('')
+      expect(result.exitCode).toBe(0)
+      expect(statSync(out).mode & 0o777).toBe(0o600)
+      expect(statSync(`${out}.keys`).mode & 0o777).toBe(0o600)
+      expect(readFileSync(`${out}.keys`, 'utf8')).toBe('{"keys":"not a real keyring"}\n')
+      const copy = new Database(out, { readonly: true })
+      expect(copy.query('SELECT x FROM t').get()).toEqual({ x: 'kept' })
+      copy.close()
+      expect(readdirSync(join(dir, 'backups')).sort()).toEqual(['copy.db', 'copy.db.keys'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('backup of a data dir with no credentials keyring writes no FILE.keys', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentbox-cli-'))
+    try {
+      const db = new Database(join(dir, 'agentbox.db'))
+      db.run('CREATE TABLE t (x TEXT)')
+      db.close()
+      const res = run(['backup', join(dir, 'out.db'), '--data', dir])
+      expect(res.code).toBe(0)
+      expect(existsSync(join(dir, 'out.db'))).toBe(true)
+      expect(existsSync(join(dir, 'out.db.keys'))).toBe(false)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -1,20 +1,39 @@
 // Consistent copies of a live database with VACUUM INTO: a snapshot readers and the running server never block on.
 import { Database as Sqlite } from 'bun:sqlite'
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 
 export class BackupError extends Error {}
 
 /**
+ * Runs `write(path)` on a path inside a fresh 0700 directory beside `target`, makes the result 0600, and renames it
+ * onto `target`. The copy holds what the database (or keyring) holds, so it is never readable by others, not even
+ * for a moment while it is written; the rename (same filesystem) means a crash never leaves half a file under the
+ * target's name.
+ */
+function writePrivately(target: string, write: (path: string) => void): void {
+  mkdirSync(dirname(target), { recursive: true })
+  const workDir = mkdtempSync(join(dirname(target), `.${basename(target)}.partial-`))
+  try {
+    chmodSync(workDir, 0o700)
+    const temporary = join(workDir, 'copy')
+    write(temporary)
+    chmodSync(temporary, 0o600)
+    renameSync(temporary, target)
+  } finally {
+    rmSync(workDir, { recursive: true, force: true })
+  }
+}
+
+/**
  * Steps performed:
- * 1. VACUUM INTO a temporary file beside the target (same filesystem, so step 3 is a rename, not a copy);
+ * 1. VACUUM INTO a temporary file in a private directory beside the target (same filesystem, so step 3 is a
+ *    rename, not a copy);
  * 2. quick_check the copy, so a backup that cannot be restored is never reported as made;
- * 3. rename it over the target, so a crash mid-way never leaves a half-written file under the target's name.
+ * 3. make it 0600 and rename it over the target.
  */
 export function vacuumInto(source: Sqlite, target: string): void {
-  mkdirSync(dirname(target), { recursive: true })
-  const temporary = `${target}.partial-${process.pid}-${Date.now()}`
-  try {
+  writePrivately(target, (temporary) => {
     source.prepare('VACUUM INTO ?').run(temporary)
     const copy = new Sqlite(temporary, { readonly: true })
     try {
@@ -23,15 +42,17 @@ export function vacuumInto(source: Sqlite, target: string): void {
     } finally {
       copy.close()
     }
-    renameSync(temporary, target)
-  } finally {
-    rmSync(temporary, { force: true })
-  }
+  })
 }
 
-/** `agentbox backup FILE`: opens the database read-only beside a possibly running server and copies it. */
-export function backupDatabaseFile(databasePath: string, target: string): void {
+/**
+ * `agentbox backup FILE`: opens the database read-only beside a possibly running server and copies it to FILE
+ * (0600). The key files sealed secrets need (CONTRACT §12; today the one keyring) go to `FILE.keys` (0600) when
+ * there are any; answers the path of that file, or null.
+ */
+export function backupDatabaseFile(databasePath: string, target: string, keyFiles: readonly string[] = []): string | null {
   if (!existsSync(databasePath)) throw new BackupError(`no database at ${databasePath}`)
+  if (keyFiles.length > 1) throw new BackupError(`expected one credentials keyring, found ${keyFiles.length}`)
   const source = new Sqlite(databasePath, { readonly: true })
   try {
     source.run('PRAGMA busy_timeout = 10000')
@@ -39,4 +60,9 @@ export function backupDatabaseFile(databasePath: string, target: string): void {
   } finally {
     source.close()
   }
+  if (keyFiles.length === 0) return null
+  const keysTarget = `${target}.keys`
+  const keyring = readFileSync(keyFiles[0]!)
+  writePrivately(keysTarget, (temporary) => writeFileSync(temporary, keyring, { mode: 0o600 }))
+  return keysTarget
 }
