@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely'
 import { isoTime, type Clock } from './clock.ts'
 import type { Database } from './db/schema.ts'
+import { pagedList, resolvePage } from './http/paging.ts'
 import { newId } from './ids.ts'
 
 export interface AuditEntry {
@@ -45,6 +46,9 @@ export interface AuditFilter {
   offset?: number
 }
 
+/** The audit list's pages: 100 entries unless asked, at most 500. */
+export const AUDIT_PAGING = pagedList(100)
+
 /** Newest first; served by the primary key (UUIDv7 = time order) or audit_log_action (action, id). */
 export async function listAudit(db: Kysely<Database>, query: AuditFilter): Promise<AuditRecord[]> {
   let q = db
@@ -56,6 +60,7 @@ export async function listAudit(db: Kysely<Database>, query: AuditFilter): Promi
   // `at` is stored as ISO 8601 UTC with milliseconds, so text order is time order.
   if (query.since) q = q.where('audit_log.at', '>=', isoTime(Date.parse(query.since)))
   if (query.until) q = q.where('audit_log.at', '<', isoTime(Date.parse(query.until)))
-  const rows = await q.orderBy('audit_log.id', 'desc').limit(query.limit ?? 100).offset(query.offset ?? 0).execute()
+  const { limit, offset } = resolvePage(query, AUDIT_PAGING)
+  const rows = await q.orderBy('audit_log.id', 'desc').limit(limit).offset(offset).execute()
   return rows.map((row) => ({ ...row, actor_email: row.actor_email ?? null, details: JSON.parse(row.details) }))
 }

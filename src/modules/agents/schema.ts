@@ -1,5 +1,6 @@
 // Request and response schemas of agents, versions and members (CONTRACT §9).
 import { t } from 'elysia'
+import { pageQueryFields, uncappedList } from '../../platform/http/paging.ts'
 import { MAX_NAME_LENGTH } from './names.ts'
 
 export const MAX_DESCRIPTION_LENGTH = 300
@@ -45,12 +46,7 @@ export const SaveAgentBody = t.Object({
 
 export const AgentParams = t.Object({ name: t.String() })
 
-// Bounds (limit ≥ 1, offset ≥ 0) are checked by the service: Elysia checks them while coercing query strings, stops at
-// the first failure and names no field; the service reports every bad bound at its own loc, all at once.
-export const ListQuery = t.Object({
-  limit: t.Optional(t.Integer({ description: 'At least 1. Default: no limit, every item the caller may see' })),
-  offset: t.Optional(t.Integer({ description: 'At least 0. Default 0' })),
-})
+export const ListQuery = t.Object(pageQueryFields(uncappedList))
 
 export const PublishBody = t.Object({ note: t.Optional(t.String({ maxLength: MAX_NOTE_LENGTH })) })
 

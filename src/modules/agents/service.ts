@@ -9,7 +9,7 @@ import { authorizeAgent, type AgentRole } from './access.ts'
 import { documentHash, newDocument, serialiseDocument } from './document.ts'
 import { inTransaction, updateDraft, type AgentsStore } from './draft.ts'
 import { agentNameIssue, normaliseAgentName } from './names.ts'
-import { checkPage, type Page } from './paging.ts'
+import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
 import { toAgent, toSummary, type AgentRecord, type AgentSummaryRecord, type SummaryRow } from './views.ts'
 
 export { AGENT_NOT_FOUND, agentVisibleTo, authorizeAgent, OWNERS_ONLY_DESIGN, type AgentNeed, type AgentRole, type AgentRow } from './access.ts'
@@ -17,7 +17,7 @@ export type { AgentDocument, DocumentItem } from './document.ts'
 export { liveInstructions, readDraft, readLive, readVersion, updateDraft, type AgentsStore, type VersionDocument } from './draft.ts'
 export { agentNameIssue, normaliseAgentName } from './names.ts'
 export type { AgentRecord, AgentSummaryRecord } from './views.ts'
-export type { Page } from './paging.ts'
+export type { Page } from '../../platform/http/paging.ts'
 
 export const NAME_IMMUTABLE = 'The name of an agent cannot be changed'
 
@@ -68,7 +68,8 @@ export async function createAgent(store: AgentsStore, principal: Principal, inpu
  */
 export function agentListQuery(db: Kysely<Database>, principal: Principal, page: Page = {}) {
   const columns = ['agents.id', 'agents.name', 'agents.description', 'agents.live_version', 'agents.live_description', 'agents.live_hash', 'agents.draft_hash', 'agents.created_at', 'agents.updated_at', 'creator.email as creator_email', 'm.role as member_role'] as const
-  const paged = <Q extends SelectQueryBuilder<any, any, any>>(q: Q): Q => q.limit(page.limit ?? -1).offset(page.offset ?? 0) as Q
+  const { limit, offset } = resolvePage(page, uncappedList)
+  const paged = <Q extends SelectQueryBuilder<any, any, any>>(q: Q): Q => q.limit(limit).offset(offset) as Q
   if (principal.role === 'admin') {
     return paged(
       db
@@ -92,7 +93,7 @@ export function agentListQuery(db: Kysely<Database>, principal: Principal, page:
 
 /** Every agent the caller may see (admins: all), oldest first; `limit`/`offset` page it. */
 export async function listAgents(db: Kysely<Database>, principal: Principal, page: Page = {}): Promise<AgentSummaryRecord[]> {
-  const rows = await agentListQuery(db, principal, checkPage(page)).execute()
+  const rows = await agentListQuery(db, principal, page).execute()
   return rows.map(({ member_role, ...row }) => toSummary({ ...row, role: (member_role ?? 'admin') as AgentRole } as SummaryRow))
 }
 

@@ -7,7 +7,7 @@ import { conflict, notFound } from '../../platform/http/http-error.ts'
 import { authorizeAgent, OWNERS_ONLY_DESIGN } from './access.ts'
 import { documentHash, parseDocument, serialiseDocument } from './document.ts'
 import { inTransaction, readDraft, writeDraft, type AgentsStore } from './draft.ts'
-import { checkPage, type Page } from './paging.ts'
+import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
 import { toAgent, type AgentRecord } from './views.ts'
 
 export const NOTHING_TO_PUBLISH = 'Nothing to publish: the draft matches the live version'
@@ -57,12 +57,12 @@ export async function publishAgentVersion(store: AgentsStore, principal: Princip
 
 /** Newest first. Owners only: versions are design, like the draft. */
 export async function listAgentVersions(db: Kysely<Database>, principal: Principal, name: string, page: Page = {}): Promise<VersionRecord[]> {
-  checkPage(page)
+  const { limit, offset } = resolvePage(page, uncappedList)
   const agent = await authorizeAgent(db, name, principal, 'own', OWNERS_ONLY_DESIGN)
   const rows = await versionsQuery(db, agent.id)
     .orderBy('v.version', 'desc')
-    .limit(page.limit ?? -1)
-    .offset(page.offset ?? 0)
+    .limit(limit)
+    .offset(offset)
     .execute()
   return rows.map((row) => ({ ...row, live: row.version === agent.live_version }))
 }

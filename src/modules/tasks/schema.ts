@@ -1,6 +1,6 @@
 // Request and response schemas of tasks, runs and threads (CONTRACT §7).
 import { t } from 'elysia'
-import { MAX_PAGE } from './page.ts'
+import { pagedList, pageQueryFields } from '../../platform/http/paging.ts'
 import { DisplayName } from '../../platform/http/schema-pieces.ts'
 
 const Visibility = t.Union([t.Literal('private'), t.Literal('public')])
@@ -93,15 +93,12 @@ export const Thread = t.Object({
 export const TaskIdParams = t.Object({ task_id: t.String() })
 export const ThreadIdParams = t.Object({ id: t.String() })
 
-// Ranges are checked by the service (page.ts): Elysia reports a bound failed on a coerced query number without its
-// location (loc ["property"]), so the schema only checks the type.
-const Limit = (fallback: number) => t.Optional(t.Integer({ description: `1 to ${MAX_PAGE}, default ${fallback}` }))
-const Offset = t.Optional(t.Integer({ description: '0 or more, default 0' }))
+export const TASK_PAGING = pagedList(100)
+export const RUN_PAGING = pagedList(50)
 
 export const ListTasksQuery = t.Object({
   all: t.Optional(t.Boolean({ description: "Admins only: include other members' private tasks" })),
-  limit: Limit(100),
-  offset: Offset,
+  ...pageQueryFields(TASK_PAGING),
 })
 
-export const ListRunsQuery = t.Object({ limit: Limit(50), offset: Offset })
+export const ListRunsQuery = t.Object(pageQueryFields(RUN_PAGING))

@@ -8,7 +8,8 @@ import type { ScheduleFrequency, TasksTable, TaskState, TaskVisibility, ThreadPo
 import { conflict, forbidden, notFound, validationFailed, type ValidationIssue } from '../../platform/http/http-error.ts'
 import { newId } from '../../platform/ids.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
-import { checkPage, type Page } from './page.ts'
+import { resolvePage, type Page } from '../../platform/http/paging.ts'
+import { RUN_PAGING, TASK_PAGING } from './schema.ts'
 import { scheduleOf, toRunRecord, toTaskRecord, type RunRecord, type TaskRecord, type ThreadRecord } from './records.ts'
 import type { AgentDirectory, TaskRunner } from './runs.ts'
 import { checkSchedule, nextRunAt, type Schedule } from './schedule.ts'
@@ -172,7 +173,7 @@ export class TasksService {
 
   /** Mine plus public ones, newest first; `all` (admins) adds everyone's private tasks. */
   async list(principal: Principal, { all = false, ...page }: Page & { all?: boolean }): Promise<TaskRecord[]> {
-    const { limit, offset } = checkPage(page, 100)
+    const { limit, offset } = resolvePage(page, TASK_PAGING)
     if (all && !isAdmin(principal)) throw forbidden('Only admins may list every task')
     let query = this.#o.db.selectFrom('tasks').selectAll()
     if (!all) query = query.where((eb) => eb.or([eb('creator_id', '=', principal.userId), eb('visibility', '=', 'public')]))
@@ -246,7 +247,7 @@ export class TasksService {
   }
 
   async listRuns(principal: Principal, id: string, page: Page): Promise<RunRecord[]> {
-    const { limit, offset } = checkPage(page, 50)
+    const { limit, offset } = resolvePage(page, RUN_PAGING)
     await this.#visible(principal, id)
     const rows = await this.#o.db.selectFrom('task_runs').selectAll().where('task_id', '=', id).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
     return rows.map(toRunRecord)

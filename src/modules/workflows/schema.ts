@@ -1,6 +1,8 @@
 // Request and response schemas of workflows, runs, resume, org settings and the audit log (CONTRACT §10).
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { AUDIT_PAGING } from '../../platform/audit.ts'
+import { pagedList, pageQueryFields } from '../../platform/http/paging.ts'
 import { DisplayName } from '../../platform/http/schema-pieces.ts'
 
 // A record, not an open object: the server's TypeBox Clean keeps a record's entries but drops an open object's unknown keys.
@@ -56,11 +58,11 @@ export const ResumeBody = t.Object({
 })
 
 const RunStatus = t.Union([t.Literal('running'), t.Literal('waiting_human'), t.Literal('succeeded'), t.Literal('failed'), t.Literal('rejected'), t.Literal('cancelled')])
+export const RUN_HISTORY_PAGING = pagedList(50)
 export const RunsQuery = t.Object({
   status: t.Optional(RunStatus),
   workflow_id: t.Optional(t.String()),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })),
-  offset: t.Optional(t.Numeric({ minimum: 0 })),
+  ...pageQueryFields(RUN_HISTORY_PAGING),
 })
 export const RunQuery = t.Object({ include_data: t.Optional(t.BooleanString()) })
 
@@ -125,8 +127,7 @@ export const AuditQuery = t.Object({
   actor_id: t.Optional(t.String({ description: 'Only what this user did' })),
   since: t.Optional(t.String({ format: 'date-time', description: 'Entries at or after this instant' })),
   until: t.Optional(t.String({ format: 'date-time', description: 'Entries before this instant' })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })),
-  offset: t.Optional(t.Numeric({ minimum: 0 })),
+  ...pageQueryFields(AUDIT_PAGING),
 })
 export const AuditEntry = t.Object({
   id: t.String(),

@@ -1,6 +1,7 @@
 // Maps TypeBox validation errors to FastAPI/pydantic v2 shaped 422 entries, every failing field once.
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { ValidationIssue } from './http-error.ts'
+import { numericInput } from './integer-field.ts'
 import { NOT_BLANK } from './schema-pieces.ts'
 
 /** Where Elysia says the failing value came from → the first `loc` element FastAPI clients expect. */
@@ -23,16 +24,38 @@ function pointerToPath(pointer: string): (string | number)[] {
     .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part))
 }
 
-function unionIssue(schema: Schema): Pick<ValidationIssue, 'type' | 'msg' | 'ctx'> {
+type Described = Pick<ValidationIssue, 'type' | 'msg' | 'ctx'>
+
+/** A bound the number breaks, in pydantic's words; undefined when it keeps them all. */
+function rangeIssue(number: number, schema: Schema): Described | undefined {
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema as Record<string, number | undefined>
+  if (minimum !== undefined && number < minimum) return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${minimum}`, ctx: { ge: minimum } }
+  if (exclusiveMinimum !== undefined && number <= exclusiveMinimum) return { type: 'greater_than', msg: `Input should be greater than ${exclusiveMinimum}`, ctx: { gt: exclusiveMinimum } }
+  if (maximum !== undefined && number > maximum) return { type: 'less_than_equal', msg: `Input should be less than or equal to ${maximum}`, ctx: { le: maximum } }
+  if (exclusiveMaximum !== undefined && number >= exclusiveMaximum) return { type: 'less_than', msg: `Input should be less than ${exclusiveMaximum}`, ctx: { lt: exclusiveMaximum } }
+  return undefined
+}
+
+/**
+ * A number that may come as a string (a query value, or a coerced body field) fails a union of the string and number
+ * forms: say what is wrong with the number, not that it matched no form (a 0 where 1 is the minimum is a range error).
+ */
+function numericUnionIssue(member: Schema, value: unknown): Described {
+  const number = numericInput(value)
+  if (member.type === 'integer') return (Number.isInteger(number) && rangeIssue(number, member)) || { type: 'int_type', msg: 'Input should be a valid integer' }
+  return (Number.isFinite(number) && rangeIssue(number, member)) || { type: 'float_type', msg: 'Input should be a valid number' }
+}
+
+function unionIssue(schema: Schema, value: unknown): Described {
   const variants = schema.anyOf ?? []
   if (variants.length > 0 && variants.every((v) => 'const' in v)) {
     const expected = variants.map((v) => `'${String(v.const)}'`)
     const joined = expected.length > 1 ? `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}` : expected[0]
     return { type: 'literal_error', msg: `Input should be ${joined}`, ctx: { expected: joined } }
   }
+  const numeric = variants.find((v) => v.type === 'integer') ?? variants.find((v) => v.type === 'number')
+  if (numeric) return numericUnionIssue(numeric, value)
   const types = new Set(variants.map((v) => v.type))
-  if (types.has('integer')) return { type: 'int_type', msg: 'Input should be a valid integer' }
-  if (types.has('number')) return { type: 'float_type', msg: 'Input should be a valid number' }
   if (types.has('boolean')) return { type: 'bool_type', msg: 'Input should be a valid boolean' }
   if (types.has('string')) return { type: 'string_type', msg: 'Input should be a valid string' }
   return { type: 'value_error', msg: 'Input does not match any allowed shape' }
@@ -60,7 +83,7 @@ function describe(error: ValueError): Pick<ValidationIssue, 'type' | 'msg' | 'ct
     case ValueErrorType.Literal:
       return { type: 'literal_error', msg: `Input should be '${String(schema.const)}'`, ctx: { expected: `'${String(schema.const)}'` } }
     case ValueErrorType.Union:
-      return unionIssue(schema)
+      return unionIssue(schema, error.value)
     case ValueErrorType.StringMaxLength:
       return { type: 'string_too_long', msg: `String should have at most ${schema.maxLength} characters`, ctx: { max_length: schema.maxLength } }
     case ValueErrorType.StringMinLength:

@@ -5,11 +5,13 @@ import { isoTime, type Clock } from '../../../platform/clock.ts'
 import type { Database } from '../../../platform/db/schema.ts'
 import type { RunStatus } from '../../../platform/db/tables/workflows.ts'
 import { conflict, forbidden, notFound, validationFailed } from '../../../platform/http/http-error.ts'
+import { resolvePage } from '../../../platform/http/paging.ts'
 import { newId, sha256Hex } from '../../../platform/ids.ts'
 import type { Logger } from '../../../platform/log.ts'
 import type { ModelProviders } from '../../../llm/registry.ts'
 import { authorizeAgent, readDraft, readLive } from '../../agents/service.ts'
 import { WORKFLOW_NOT_FOUND } from '../definitions.ts'
+import { RUN_HISTORY_PAGING } from '../schema.ts'
 import type { StoredWorkflow, WorkflowDefinition } from '../definition/types.ts'
 import { isReservedKey } from '../expr/errors.ts'
 import { isPlainObject } from '../expr/values.ts'
@@ -269,7 +271,8 @@ export class WorkflowRuns {
     if (principal.role !== 'admin') q = q.where('r.starter_id', '=', principal.userId)
     if (query.status) q = q.where('r.status', '=', query.status)
     if (query.workflow_id) q = q.where('r.workflow_id', '=', query.workflow_id)
-    const rows = await q.orderBy('r.id', 'desc').limit(query.limit ?? 50).offset(query.offset ?? 0).execute()
+    const { limit, offset } = resolvePage(query, RUN_HISTORY_PAGING)
+    const rows = await q.orderBy('r.id', 'desc').limit(limit).offset(offset).execute()
     return rows.map(({ gate_id, message, waiting_since, expires_at, ...row }) =>
       runRowView(row, agent.name, row.status === 'waiting_human' && gate_id ? { gate_id, message: message!, since: waiting_since!, expires_at: expires_at! } : null),
     )
