@@ -7,6 +7,9 @@ import { signLicenseToken, type LicenseClaims } from '../../src/modules/license/
 
 const testKey = createPrivateKey(readFileSync(join(import.meta.dir, '..', 'fixtures', 'license', 'test-private.pem'), 'utf8'))
 
+/** The committed test signing key, for tests that sign claims issueTestLicense cannot express. */
+export const testPrivateKey = () => testKey
+
 export interface TestLicenseOptions {
   org?: string
   customer?: string

@@ -1,6 +1,8 @@
 // Licences after setup (CONTRACT §2): apply, summary, seats, expiry, 14-day grace and the 402 write block.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { issueTestLicense } from '../helpers/license.ts'
+import { TEST_KID } from '../../src/modules/license/keyring.ts'
+import { signLicenseToken } from '../../src/modules/license/token.ts'
+import { issueTestLicense, testPrivateKey } from '../helpers/license.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 const DAY = 86_400_000
@@ -61,6 +63,23 @@ describe('POST /api/org/apply_license', () => {
     const missing = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: {} })
     expect(missing.status).toBe(422)
     expect(missing.body.detail[0]).toMatchObject({ loc: ['body', 'license_token'], type: 'missing' })
+  })
+
+  test('a signed licence whose dates have no calendar form (exp 1e300, a negative nbf) is license_invalid, not a 500 (issue 14, item 14)', async () => {
+    t = await startTestServer()
+    const { adminToken } = await t.provision({ seats: 2 })
+    const now = Math.floor(t.clock.now() / 1000)
+    const base = { iss: 'agentbox-licensing' as const, lic: 'lic_far', sub: 'acme', org: 'Acme', seats: 5, features: [] as string[], iat: now - 60, nbf: now - 60, exp: now + 86_400 }
+    for (const dates of [{ exp: 1e300 }, { exp: 253_402_300_800 }, { nbf: -1e300 }, { iat: -1 }]) {
+      const token = signLicenseToken({ ...base, ...dates }, testPrivateKey(), TEST_KID)
+      const res = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: token } })
+      expect({ dates, status: res.status, type: res.body.detail?.[0]?.type }).toEqual({ dates, status: 422, type: 'license_invalid' })
+    }
+    // The last second of the year 9999 is still a date.
+    const farthest = signLicenseToken({ ...base, exp: 253_402_300_799 }, testPrivateKey(), TEST_KID)
+    const applied = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: farthest } })
+    expect(applied.status).toBe(200)
+    expect((await t.request('GET', '/api/org/license', { token: adminToken })).body.expires_at).toBe('9999-12-31T23:59:59.000Z')
   })
 
   test('members cannot apply a licence', async () => {

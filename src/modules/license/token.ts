@@ -62,7 +62,10 @@ function parseObject(buf: Buffer): Record<string, unknown> | null {
 }
 
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-const finiteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+/** The last second of the year 9999: later instants have no ISO 8601 form, and `exp: 1e300` made `toISOString` throw (500). */
+const LAST_NUMERIC_DATE = 253_402_300_799;
+/** A JWT NumericDate we can show: seconds from 1970 up to the year 9999. */
+const numericDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= LAST_NUMERIC_DATE;
 
 export function verifyLicenseToken(token: string, keyring: Keyring, nowMs: number): LicenseVerification {
   try {
@@ -108,7 +111,7 @@ function verifyUnsafe(token: string, keyring: Keyring, nowMs: number): LicenseVe
     return invalid('License seat count is invalid');
   }
   if (!Array.isArray(p.features) || !p.features.every((f) => typeof f === 'string')) return invalid(MALFORMED);
-  if (!finiteNumber(p.iat) || !finiteNumber(p.nbf) || !finiteNumber(p.exp)) return invalid(MALFORMED);
+  if (!numericDate(p.iat) || !numericDate(p.nbf) || !numericDate(p.exp)) return invalid(MALFORMED);
 
   if ((p.nbf - NBF_LEEWAY_S) * 1000 > nowMs) {
     return { ok: false, type: 'license_not_yet_valid', msg: 'License is not valid yet' };
