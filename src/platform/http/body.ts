@@ -43,6 +43,35 @@ function jsonInvalid(message: string): HttpError {
   return new HttpError(422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: message } }])
 }
 
+/** The deepest nesting of arrays and objects a JSON body may have; no request of the API needs more than a dozen levels. */
+export const MAX_JSON_DEPTH = 128
+
+/**
+ * True when the JSON text nests arrays and objects deeper than `max`: one pass over the characters, strings skipped.
+ * Run before JSON.parse, because every later walk of the value (schema checks, cleaning, cloning) recurses: 100,000
+ * levels blocked the server for a second and then failed with a 500.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      // Inside a string: skip to its closing quote, stepping over escapes.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i)
+        if (d === 0x5c) i++
+        else if (d === 0x22) break
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
 /**
  * The app-wide body parser. Multipart goes to Elysia's own parser after the upload cap is checked;
  * everything else must be JSON (or empty), whatever Content-Type the client claimed.
@@ -65,6 +94,7 @@ export function createBodyParser(limits: BodyLimits) {
     } catch {
       throw jsonInvalid('Body is not valid UTF-8')
     }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw jsonInvalid(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
     let parsed: unknown
     try {
       parsed = JSON.parse(text)
