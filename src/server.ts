@@ -50,6 +50,8 @@ export interface ServerOverrides {
   /** Tests pass a ManualClock to move time (licence expiry, rate-limit windows) without sleeping. */
   readonly clock?: Clock
   readonly logger?: Logger
+  /** How the login throttle waits before checking a password on an account under attack (tests record instead). */
+  readonly sleep?: (ms: number) => Promise<void>
 }
 
 export interface AgentboxServer {
@@ -75,9 +77,10 @@ interface Services {
   tenant: TenantService
   jobs: JobRunner
   isReady: () => boolean
+  sleep: (ms: number) => Promise<void>
 }
 
-function buildApp({ config, clock, logger, database, license, tenant, jobs, isReady }: Services) {
+function buildApp({ config, clock, logger, database, license, tenant, jobs, isReady, sleep }: Services) {
   const guard = authGuard({
     authenticate: createAuthenticator({ db: database.db, reader: database.reader, changeStamp: database.changeStamp, clock, accessTokenSecret: () => tenant.accessTokenKey }),
     licenseLapsed: () => license.isLapsed(),
@@ -99,7 +102,7 @@ function buildApp({ config, clock, logger, database, license, tenant, jobs, isRe
     createWorkflowsModule(context),
     tasks,
   ]
-  const auth = new AuthService({ db: database.db, clock, limiter: new LoginRateLimiter(clock), accessTokenKey: () => tenant.accessTokenKey })
+  const auth = new AuthService({ db: database.db, clock, sleep, limiter: new LoginRateLimiter(clock), accessTokenKey: () => tenant.accessTokenKey })
   const users = new UsersService(database.db, clock, license)
   const health = new HealthService({
     reader: database.reader,
@@ -161,7 +164,7 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
   let database: DatabaseHandle | undefined
   try {
     database = openDatabase(join(config.dataDir, DATABASE_FILE))
-    return await bootOn(config, clock, logger, database, dataDirLock)
+    return await bootOn(config, clock, logger, database, dataDirLock, overrides.sleep ?? ((ms) => Bun.sleep(ms)))
   } catch (error) {
     await database?.close()
     dataDirLock.release()
@@ -169,7 +172,14 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
   }
 }
 
-async function bootOn(config: Config, clock: Clock, logger: Logger, database: DatabaseHandle, dataDirLock: DataDirLock): Promise<AgentboxServer> {
+async function bootOn(
+  config: Config,
+  clock: Clock,
+  logger: Logger,
+  database: DatabaseHandle,
+  dataDirLock: DataDirLock,
+  sleep: (ms: number) => Promise<void>,
+): Promise<AgentboxServer> {
   chmodSync(database.path, 0o600)
   const secrets = new SecretStore(config.dataDir)
   const migration = await migrateToLatest(database, join(config.dataDir, 'backups'), clock.now())
@@ -182,7 +192,7 @@ async function bootOn(config: Config, clock: Clock, logger: Logger, database: Da
 
   let closing = false
   const jobs = new JobRunner(logger)
-  const { app, modules } = buildApp({ config, clock, logger, database, license, tenant, jobs, isReady: () => !closing })
+  const { app, modules } = buildApp({ config, clock, logger, database, license, tenant, jobs, isReady: () => !closing, sleep })
   await startModules(modules, jobs)
   const fetch = withRequestTracking((request) => app.handle(request), logger)
   let listener: ReturnType<typeof Bun.serve> | undefined

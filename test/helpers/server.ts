@@ -28,6 +28,8 @@ export interface RequestOptions {
   rawBody?: string | Uint8Array | ReadableStream
   token?: string
   headers?: Record<string, string>
+  /** The socket peer address the server sees (default: none, which the server reads as 'unknown'). */
+  clientAddress?: string
 }
 
 export interface JsonResponse<T = any> {
@@ -41,6 +43,8 @@ export interface TestServer {
   clock: ManualClock
   log: CapturedLog
   dataDir: string
+  /** Waits the server asked for (the login throttle's delays), in ms; recorded and skipped, the clock moves instead. */
+  sleeps: number[]
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<JsonResponse<T>>
   /** Provisions the tenant with a test licence; returns the org token and a signed-in admin token. */
   provision(license?: TestLicenseOptions): Promise<{ orgToken: string; adminToken: string }>
@@ -65,8 +69,13 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const env = { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_LOG_LEVEL: 'error', ...options.env }
   const clock = new ManualClock(options.now ?? Date.now())
   const log = new CapturedLog()
+  const sleeps: number[] = []
+  const sleep = async (ms: number) => {
+    sleeps.push(ms)
+    clock.advance(ms)
+  }
   const config = loadConfig(['serve'], env)
-  let server = await createServer(config, { clock, logger: log })
+  let server = await createServer(config, { clock, logger: log, sleep })
   let checker: ConformanceChecker | undefined
   const checkConformance = async (method: string, path: string, response: { status: number; headers: Headers; text: string }) => {
     // app.handle, not fetch: the document is read without an access-log line, which some tests count.
@@ -84,7 +93,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       body = JSON.stringify(opts.body)
       headers['content-type'] ??= 'application/json'
     }
-    const response = await server.fetch(new Request(`http://localhost${path}`, { method, headers, body, duplex: 'half' } as RequestInit))
+    const peer = opts.clientAddress === undefined ? undefined : ({ requestIP: () => ({ address: opts.clientAddress, family: 'IPv4', port: 0 }) } as unknown as Parameters<AgentboxServer['fetch']>[1])
+    const response = await server.fetch(new Request(`http://localhost${path}`, { method, headers, body, duplex: 'half' } as RequestInit), peer)
     const text = await response.text()
     if (options.conformance ?? CONFORMANCE_ENABLED) await checkConformance(method, path, { status: response.status, headers: response.headers, text })
     let parsed: unknown = text
@@ -109,6 +119,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     clock,
     log,
     dataDir,
+    sleeps,
     request,
     login,
     async provision(license = {}) {
@@ -130,7 +141,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
     async restart() {
       await server.stop()
-      server = await createServer(config, { clock, logger: log })
+      server = await createServer(config, { clock, logger: log, sleep })
       checker = undefined
     },
     async close() {

@@ -56,7 +56,7 @@ describe('POST /api/auth/login', () => {
 })
 
 describe('login rate limiting', () => {
-  test('after 10 failures for one e-mail the 11th attempt answers 429 with Retry-After, even with the right password', async () => {
+  test('after 10 failures for one e-mail from one address the 11th attempt answers 429 with Retry-After, even with the right password', async () => {
     for (let i = 0; i < 10; i++) expect((await login(ADMIN.email, `wrong ${i}`)).status).toBe(401)
     const limited = await login(ADMIN.email, ADMIN.password)
     expect(limited.status).toBe(429)
@@ -66,15 +66,77 @@ describe('login rate limiting', () => {
     expect((await login(ADMIN.email, ADMIN.password)).status).toBe(200)
   })
 
-  test('failures across many e-mails from one client address are limited too', async () => {
-    for (let i = 0; i < 10; i++) expect((await login(`user${i}@example.com`, 'x')).status).toBe(401)
-    expect((await login('fresh@example.com', 'x')).status).toBe(429)
-  })
-
   test('a success clears the e-mail count', async () => {
     for (let i = 0; i < 9; i++) await login(`${ADMIN.email}`, 'wrong')
     t.clock.advance(1000)
     expect((await login(ADMIN.email, ADMIN.password)).status).toBe(200)
+  })
+
+  test('parallel wrong passwords for one account are counted before the verify: at most 10 are checked (issue 14, item 6)', async () => {
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => login(ADMIN.email, `parallel wrong ${i}`)))
+    const statuses = answers.map((res) => res.status)
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10)
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([])
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(40)
+  })
+
+  // An attempt in flight counts until it is known to be right, so one address gets 10 parallel attempts at one account.
+  test('10 parallel right passwords all succeed and leave nothing counted', async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => login(ADMIN.email, ADMIN.password)))
+    expect(answers.map((res) => res.status)).toEqual(Array(10).fill(200))
+    for (let i = 0; i < 10; i++) expect((await login(ADMIN.email, `wrong ${i}`)).status).toBe(401)
+  })
+})
+
+describe('login throttle policy: per (account, address), per address, delay per account (issue 14, item 7)', () => {
+  const from = (address: string) => ({ email, password }: { email: string; password: string }) =>
+    t.request('POST', '/api/auth/login', { body: { email, password }, clientAddress: address })
+
+  test('10 failures from one address lock that account from that address only; other users behind it still sign in', async () => {
+    const attacker = from('203.0.113.7')
+    const member = await t.createUser(adminToken, { email: 'colleague@example.com', password: 'colleague password' })
+    expect(member.id).toBeString()
+    for (let i = 0; i < 10; i++) expect((await attacker({ email: ADMIN.email, password: `wrong ${i}` })).status).toBe(401)
+    const locked = await attacker({ email: ADMIN.email, password: ADMIN.password })
+    expect(locked.status).toBe(429)
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0)
+    // The same address (a shared proxy) still serves everyone else.
+    expect((await attacker({ email: 'colleague@example.com', password: 'colleague password' })).status).toBe(200)
+    // The account itself is not locked from another address.
+    expect((await from('198.51.100.1')({ email: ADMIN.email, password: ADMIN.password })).status).toBe(200)
+  })
+
+  test('one address has a ceiling of 100 failures across accounts', async () => {
+    const sprayer = from('203.0.113.8')
+    for (let i = 0; i < 100; i++) expect((await sprayer({ email: `user${i}@example.com`, password: 'x' })).status).toBe(401)
+    const limited = await sprayer({ email: 'fresh@example.com', password: 'x' })
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect((await sprayer({ email: ADMIN.email, password: ADMIN.password })).status).toBe(429)
+    // Other addresses are unaffected, and the window ends.
+    expect((await from('203.0.113.9')({ email: 'fresh@example.com', password: 'x' })).status).toBe(401)
+    t.clock.advance(15 * 60 * 1000)
+    expect((await sprayer({ email: ADMIN.email, password: ADMIN.password })).status).toBe(200)
+  }, 60_000) // 100 password hashes
+
+  test('an account attacked from many addresses is never locked, only slowed by a growing, capped delay', async () => {
+    t.sleeps.length = 0
+    for (let i = 0; i < 10; i++) expect((await from(`10.0.0.${i}`)({ email: ADMIN.email, password: 'wrong' })).status).toBe(401)
+    expect(t.sleeps).toEqual([])
+    for (let i = 10; i < 20; i++) expect((await from(`10.0.0.${i}`)({ email: ADMIN.email, password: 'wrong' })).status).toBe(401)
+    expect(t.sleeps).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000, 5000, 5000, 5000])
+    // The owner, from their own address, still gets in (after the delay), while the attack goes on.
+    t.sleeps.length = 0
+    expect((await from('192.0.2.50')({ email: ADMIN.email, password: ADMIN.password })).status).toBe(200)
+    expect(t.sleeps).toEqual([5000])
+    // The success does not forgive the attacker's failures: the next wrong guess is still slowed.
+    expect((await from('10.0.1.1')({ email: ADMIN.email, password: 'wrong' })).status).toBe(401)
+    expect(t.sleeps).toEqual([5000, 5000])
+    // Failures age out of the window, and with them the delay.
+    t.clock.advance(15 * 60 * 1000)
+    t.sleeps.length = 0
+    expect((await from('10.0.1.2')({ email: ADMIN.email, password: 'wrong' })).status).toBe(401)
+    expect(t.sleeps).toEqual([])
   })
 })
 

@@ -1,12 +1,43 @@
-// Login throttling: more than 10 failures per e-mail or per client address in 15 minutes → 429 (CONTRACT §3).
+// Login throttling (docs/decisions.md "Login throttle"; departs from CONTRACT §3's "per e-mail or per address → 429"):
+//  - one account from one address: 10 failures in 15 minutes → 429 with Retry-After;
+//  - one address across accounts: 100 failures in 15 minutes → 429;
+//  - one account across addresses: never locked, but once it has 10 failures in the window each further attempt
+//    waits min(2^(n-10) × 250 ms, 5 s) before the password is checked.
+// An attempt is counted when it starts (before the slow verify), so parallel requests cannot all get through the
+// check before the first failure is recorded; a success takes its own attempt back.
 import type { Clock } from '../../platform/clock.ts'
 
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000
+/** Failures allowed for one (account, address) pair in the window. */
 export const LOGIN_MAX_FAILURES = 10
+/** Failures allowed from one address across all accounts in the window. */
+export const LOGIN_MAX_FAILURES_PER_ADDRESS = 100
+/** Failures an account takes (from anywhere) before its attempts are slowed down. */
+export const LOGIN_DELAY_AFTER = 10
+export const LOGIN_DELAY_BASE_MS = 250
+export const LOGIN_DELAY_MAX_MS = 5000
+
+/** The account-wide delay before checking the password, given the account's failures (and attempts in flight). */
+export function accountDelayMs(failures: number): number {
+  if (failures < LOGIN_DELAY_AFTER) return 0
+  const exponent = failures - LOGIN_DELAY_AFTER
+  return exponent >= 5 ? LOGIN_DELAY_MAX_MS : Math.min(2 ** exponent * LOGIN_DELAY_BASE_MS, LOGIN_DELAY_MAX_MS)
+}
+
+export type LoginAttempt =
+  | { readonly allowed: false; readonly retryAfterSeconds: number }
+  | {
+      readonly allowed: true
+      /** Wait this long before checking the password (the account is under attack). */
+      readonly delayMs: number
+      /** The password was right: take this attempt back and clear the pair's failures. */
+      succeeded(): void
+    }
 
 /**
  * In memory: one process serves the instance, and a restart forgetting failures is acceptable
- * (it cannot be triggered by the attacker). Each key keeps the times of its recent failures.
+ * (it cannot be triggered by the attacker). Each key keeps the times of its recent attempts that did not succeed
+ * (failures and attempts still being checked).
  */
 export class LoginRateLimiter {
   readonly #clock: Clock
@@ -23,28 +54,45 @@ export class LoginRateLimiter {
     return times
   }
 
-  /** Seconds until another attempt is allowed, or null if the keys may try now. */
-  retryAfterSeconds(keys: readonly string[]): number | null {
-    const now = this.#clock.now()
-    let wait = 0
-    for (const key of keys) {
-      const times = this.#recent(key, now)
-      if (times.length >= LOGIN_MAX_FAILURES) {
-        const oldestThatCounts = times[times.length - LOGIN_MAX_FAILURES]!
-        wait = Math.max(wait, Math.ceil((oldestThatCounts + LOGIN_WINDOW_MS - now) / 1000))
-      }
-    }
-    return wait > 0 ? wait : null
+  #waitSeconds(times: number[], max: number, now: number): number {
+    if (times.length < max) return 0
+    const oldestThatCounts = times[times.length - max]!
+    return Math.max(1, Math.ceil((oldestThatCounts + LOGIN_WINDOW_MS - now) / 1000))
   }
 
-  recordFailure(keys: readonly string[]): void {
+  /**
+   * Checks the limits and, when the attempt may go ahead, counts it at once (synchronously: no other attempt can
+   * pass the check in between). The caller reports a success through `succeeded()`; a failure needs nothing more.
+   */
+  begin(email: string, address: string): LoginAttempt {
     const now = this.#clock.now()
-    for (const key of keys) this.#failures.set(key, [...this.#recent(key, now), now])
-    // Bound memory under a spray of distinct e-mails: drop keys whose failures have all aged out.
+    const keys = [`pair:${JSON.stringify([address, email])}`, `addr:${address}`, `email:${email}`] as const
+    const [pair, addr, account] = keys.map((key) => this.#recent(key, now)) as [number[], number[], number[]]
+    const wait = Math.max(this.#waitSeconds(pair, LOGIN_MAX_FAILURES, now), this.#waitSeconds(addr, LOGIN_MAX_FAILURES_PER_ADDRESS, now))
+    if (wait > 0) return { allowed: false, retryAfterSeconds: wait }
+
+    const delayMs = accountDelayMs(account.length)
+    for (const key of keys) this.#failures.set(key, [...(this.#failures.get(key) ?? []), now])
+    // Bound memory under a spray of distinct e-mails or addresses: drop keys whose failures have all aged out.
     if (this.#failures.size > 100_000) for (const key of [...this.#failures.keys()]) this.#recent(key, now)
-  }
 
-  reset(key: string): void {
-    this.#failures.delete(key)
+    let settled = false
+    return {
+      allowed: true,
+      delayMs,
+      succeeded: () => {
+        if (settled) return
+        settled = true
+        this.#failures.delete(keys[0])
+        for (const key of keys.slice(1)) {
+          const times = this.#failures.get(key)
+          const index = times?.lastIndexOf(now) ?? -1
+          if (times && index >= 0) {
+            times.splice(index, 1)
+            if (times.length === 0) this.#failures.delete(key)
+          }
+        }
+      },
+    }
   }
 }

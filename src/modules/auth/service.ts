@@ -33,6 +33,8 @@ export interface AuthServiceOptions {
   readonly db: Kysely<Database>
   readonly clock: Clock
   readonly limiter: LoginRateLimiter
+  /** Waits before checking a password on an account under attack (default: a real sleep). */
+  readonly sleep?: (ms: number) => Promise<void>
   readonly accessTokenKey: () => Buffer | null
 }
 
@@ -52,14 +54,17 @@ export class AuthService {
   }
 
   /**
-   * Unknown e-mail and wrong password get the same 401 after the same argon2 work. Failures count against
-   * both the e-mail and the client address; a success clears the e-mail's count.
+   * Unknown e-mail and wrong password get the same 401 after the same argon2 work. The attempt is counted before the
+   * verify (so parallel guesses cannot all pass the throttle) and taken back on success; see rate-limit.ts for the
+   * per (account, address), per-address and per-account rules.
    */
   async login(email: string, password: string, clientAddress: string): Promise<AccessTokenResponse> {
     const normalised = email.trim().toLowerCase()
-    const keys = [`email:${normalised}`, `addr:${clientAddress}`]
-    const wait = this.#o.limiter.retryAfterSeconds(keys)
-    if (wait !== null) throw new HttpError(429, 'Too many failed sign-in attempts; try again later', { 'retry-after': String(wait) })
+    const attempt = this.#o.limiter.begin(normalised, clientAddress)
+    if (!attempt.allowed) {
+      throw new HttpError(429, 'Too many failed sign-in attempts; try again later', { 'retry-after': String(attempt.retryAfterSeconds) })
+    }
+    if (attempt.delayMs > 0) await (this.#o.sleep ?? Bun.sleep)(attempt.delayMs)
 
     const user = await this.#o.db
       .selectFrom('users')
@@ -68,11 +73,8 @@ export class AuthService {
       .executeTakeFirst()
     const usable = user !== undefined && user.kind === 'person' && user.active === 1 && user.password_hash !== null
     const ok = await verifyPassword(password, usable ? user.password_hash! : await decoyHash())
-    if (!usable || !ok) {
-      this.#o.limiter.recordFailure(keys)
-      throw new HttpError(401, INVALID_CREDENTIALS, { 'www-authenticate': 'Bearer' })
-    }
-    this.#o.limiter.reset(keys[0]!)
+    if (!usable || !ok) throw new HttpError(401, INVALID_CREDENTIALS, { 'www-authenticate': 'Bearer' })
+    attempt.succeeded()
     return this.issueAccessToken(user)
   }
 
