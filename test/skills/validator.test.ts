@@ -61,3 +61,74 @@ describe('every result', () => {
     expect(result.warnings.map((w) => w.code)).toEqual(['body_too_many_lines', 'body_too_many_tokens'])
   })
 })
+
+// Issue 14, item 4: 80,000 metadata keys (about 1 MB) held the server for 220 s in the parser's quadratic unique-key
+// check. The frontmatter size and the metadata count are capped, and what remains under the cap is linear.
+describe('limits and linear work (issue 14, item 4)', () => {
+  const metadata = (n: number, key: (i: number) => string = (i) => `k${i}`) =>
+    `---\nname: a\ndescription: b\nmetadata:\n${Array.from({ length: n }, (_, i) => `  ${key(i)}: v`).join('\n')}\n---\nbody`
+  test('80,000 metadata keys: frontmatter_too_large at once, before the YAML parser', () => {
+    const result = validateSkill(metadata(80_000))
+    expect(result.errors).toEqual([{ field: null, code: 'frontmatter_too_large', message: expect.stringContaining('at most 32768 are allowed') }])
+  })
+
+  test('a frontmatter of exactly 32 KiB is read; one byte more is too large (bytes of UTF-8, not characters)', () => {
+    const at = (bytes: number, filler: string) => {
+      const head = 'name: a\ndescription: "'
+      const tail = '"\n'
+      const fill = bytes - head.length - tail.length
+      return `---\n${head}${filler.repeat(Math.floor(fill / Buffer.byteLength(filler)))}${tail}---\n`
+    }
+    expect(validateSkill(at(32 * 1024, 'x')).errors.map((e) => e.code)).toEqual(['description_too_long'])
+    expect(validateSkill(at(32 * 1024 + 1, 'x')).errors.map((e) => e.code)).toEqual(['frontmatter_too_large'])
+    // 12,000 characters of three UTF-8 bytes each are 36,000 bytes.
+    expect(validateSkill(`---\nname: a\ndescription: "${'€'.repeat(12_000)}"\n---\n`).errors.map((e) => e.code)).toEqual(['frontmatter_too_large'])
+  })
+
+  test('256 metadata entries are allowed, 257 are metadata_too_many_entries', () => {
+    expect(validateSkill(metadata(256)).is_valid).toBe(true)
+    expect(validateSkill(metadata(257)).errors).toEqual([
+      { field: 'metadata', code: 'metadata_too_many_entries', message: "Field 'metadata' has 257 entries; at most 256 are allowed" },
+    ])
+  })
+
+  test('a frontmatter just under the cap, however hostile, is read in linear time', () => {
+    const under = (line: (i: number) => string) => {
+      const lines: string[] = []
+      for (let size = 0, i = 0; size < 30_000; i++) size += lines[lines.push(line(i)) - 1]!.length + 1
+      return `---\nname: a\ndescription: b\n${lines.join('\n')}\n---\n`
+    }
+    const cases = {
+      keys: [under((i) => `k${i}: v`), 'fields_unexpected'],
+      duplicates: [under(() => 'k: v'), 'yaml_duplicate_key'],
+      aliases: [`---\nname: &n a\ndescription: b\nmetadata:\n${Array.from({ length: 2500 }, (_, i) => `  k${i}: *n`).join('\n')}\n---\n`, 'metadata_too_many_entries'],
+      brokenLines: [under(() => 'a: b: c'), 'yaml_invalid'],
+      // The YAML parser gives up on such nesting (its stack), which is reported, not thrown.
+      nesting: [`---\nname: a\ndescription: b\nmetadata: ${'['.repeat(14_000)}${']'.repeat(14_000)}\n---\n`, 'yaml_invalid'],
+    } as const
+    for (const [name, [content, code]] of Object.entries(cases)) {
+      const result = validateSkill(content)
+      expect({ name, code: result.errors[0]?.code }).toEqual({ name, code })
+    }
+    // No timing here (benchmarks time things): quadratic work took 6 s and more per case (broken lines: 67 s), which
+    // the test's own time limit catches; linear work takes milliseconds.
+  }, 20_000)
+
+  test('every duplicate is reported with its line, in order, beside parse errors', () => {
+    const result = validateSkill('---\nname: a\nname: b\ndescription: x: y\nmetadata: {k: 1, k: 2}\n---\n')
+    expect(result.errors.map((e) => e.message)).toEqual([
+      "Invalid YAML in frontmatter: duplicate key 'name' (line 3, column 1)",
+      expect.stringContaining('(line 4, column 14)'),
+      "Invalid YAML in frontmatter: duplicate key 'k' (line 5, column 18)",
+    ])
+  })
+
+  test('an alias reads the last anchor of its name before it, as YAML says', () => {
+    const result = validateSkill('---\nname: &n first\ndescription: &n second\nlicense: *n\n---\n')
+    expect(result.errors).toEqual([])
+    expect(result.frontmatter?.license).toBe('second')
+    expect(validateSkill('---\nname: a\ndescription: *later\nlicense: &later x\n---\n').errors.map((e) => e.message)).toEqual([
+      'Invalid YAML in frontmatter: Unresolved alias *later',
+    ])
+  })
+})

@@ -3,6 +3,7 @@ import {
   ALLOWED_FIELDS,
   MAX_COMPATIBILITY_LENGTH,
   MAX_DESCRIPTION_LENGTH,
+  MAX_METADATA_ENTRIES,
   MAX_NAME_LENGTH,
   problems,
   type SkillProblem,
@@ -88,6 +89,7 @@ function checkCompatibility(value: YamlValue, errors: SkillProblem[]): string | 
 /** A map from string keys to string values; scalar values of other types (numbers, booleans) are taken as written. */
 function checkMetadata(value: YamlValue, errors: SkillProblem[]): Record<string, string> | null {
   if (value.kind !== 'map') return fail(errors, problems.metadataNotMap())
+  if (value.entries.length > MAX_METADATA_ENTRIES) return fail(errors, problems.metadataTooManyEntries(value.entries.length))
   const metadata: Record<string, string> = {}
   let ok = true
   for (const entry of value.entries) {

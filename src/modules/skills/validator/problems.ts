@@ -14,6 +14,7 @@ export type SkillProblemCode =
   | 'content_empty'
   | 'frontmatter_missing'
   | 'frontmatter_unclosed'
+  | 'frontmatter_too_large'
   | 'yaml_invalid'
   | 'yaml_duplicate_key'
   | 'frontmatter_not_mapping'
@@ -38,6 +39,7 @@ export type SkillProblemCode =
   | 'metadata_not_map'
   | 'metadata_key_invalid'
   | 'metadata_value_invalid'
+  | 'metadata_too_many_entries'
   | 'allowed_tools_not_string'
   | 'body_too_many_lines'
   | 'body_too_many_tokens'
@@ -48,6 +50,13 @@ export const ALLOWED_FIELDS = ['allowed-tools', 'compatibility', 'description', 
 export const MAX_NAME_LENGTH = 64
 export const MAX_DESCRIPTION_LENGTH = 1024
 export const MAX_COMPATIBILITY_LENGTH = 500
+/**
+ * Limits of Agentbox, not of the specification (issue 14, item 4): a real frontmatter is a few hundred bytes, and
+ * these keep one validation to milliseconds. The size is checked before the YAML parser runs, and bounds everything
+ * it can be asked to do; the metadata count bounds what is stored and listed.
+ */
+export const MAX_FRONTMATTER_BYTES = 32 * 1024
+export const MAX_METADATA_ENTRIES = 256
 /** Recommendations of the specification ("Progressive disclosure"): warnings, never errors. */
 export const RECOMMENDED_MAX_BODY_LINES = 500
 export const RECOMMENDED_MAX_BODY_TOKENS = 5000
@@ -59,6 +68,8 @@ export const problems = {
   contentEmpty: () => problem(null, 'content_empty', 'SKILL.md content is empty'),
   frontmatterMissing: () => problem(null, 'frontmatter_missing', 'SKILL.md must start with YAML frontmatter (---)'),
   frontmatterUnclosed: () => problem(null, 'frontmatter_unclosed', 'SKILL.md frontmatter not properly closed with ---'),
+  frontmatterTooLarge: (bytes: number) =>
+    problem(null, 'frontmatter_too_large', `SKILL.md frontmatter is ${bytes} bytes; at most ${MAX_FRONTMATTER_BYTES} are allowed`),
   yamlInvalid: (detail: string) => problem(null, 'yaml_invalid', `Invalid YAML in frontmatter: ${detail}`),
   yamlDuplicateKey: (key: string, where: string) => problem(null, 'yaml_duplicate_key', `Invalid YAML in frontmatter: duplicate key '${key}' ${where}`),
   notMapping: () => problem(null, 'frontmatter_not_mapping', 'SKILL.md frontmatter must be a YAML mapping'),
@@ -88,6 +99,8 @@ export const problems = {
   metadataNotMap: () => problem('metadata', 'metadata_not_map', "Field 'metadata' must be a map of string keys to string values"),
   metadataKeyInvalid: (key: string) => problem('metadata', 'metadata_key_invalid', `Field 'metadata' has a key that is not a string: ${key}`),
   metadataValueInvalid: (key: string, kind: string) => problem('metadata', 'metadata_value_invalid', `Field 'metadata' value for key '${key}' must be a string, not ${kind}`),
+  metadataTooManyEntries: (count: number) =>
+    problem('metadata', 'metadata_too_many_entries', `Field 'metadata' has ${count} entries; at most ${MAX_METADATA_ENTRIES} are allowed`),
   allowedToolsNotString: () => problem('allowed-tools', 'allowed_tools_not_string', "Field 'allowed-tools' must be a space-separated string of tools"),
 
   bodyTooManyLines: (lines: number) =>

@@ -1,7 +1,7 @@
 // validateSkill: a SKILL.md checked against the Agent Skills specification. Pure: no HTTP, no database, no clock.
 import { checkFields, type SkillFrontmatter } from './fields.ts'
 import { splitFrontmatter } from './frontmatter.ts'
-import { problems, RECOMMENDED_MAX_BODY_LINES, RECOMMENDED_MAX_BODY_TOKENS, type SkillProblem } from './problems.ts'
+import { MAX_FRONTMATTER_BYTES, problems, RECOMMENDED_MAX_BODY_LINES, RECOMMENDED_MAX_BODY_TOKENS, type SkillProblem } from './problems.ts'
 import { readFrontmatter } from './yaml-values.ts'
 
 export interface SkillValidation {
@@ -71,7 +71,7 @@ const result = (errors: SkillProblem[], warnings: SkillProblem[] = [], frontmatt
 })
 
 /**
- * Structure first (frontmatter present and closed), then YAML (parses, no duplicate keys, a mapping), then every field
+ * Structure first (frontmatter present and closed, at most MAX_FRONTMATTER_BYTES), then YAML (parses, no duplicate keys, a mapping), then every field
  * rule. A structural or YAML problem stops there, because nothing after it can be read reliably; field problems are
  * all reported together. Size warnings are computed whenever the body could be found.
  */
@@ -80,6 +80,11 @@ export function validateSkill(content: string, options: ValidateOptions = {}): S
   const split = splitFrontmatter(content)
   if ('code' in split) return result([split])
   const warnings = sizeWarnings(split.body)
+  // Before the parser: the size bounds all of its work (a quick UTF-16 length test first, bytes counted only near the limit).
+  if (split.yaml.length > MAX_FRONTMATTER_BYTES / 3) {
+    const bytes = Buffer.byteLength(split.yaml, 'utf8')
+    if (bytes > MAX_FRONTMATTER_BYTES) return result([problems.frontmatterTooLarge(bytes)], warnings)
+  }
   const read = readFrontmatter(split.yaml)
   if (!read.ok) return result(read.problems, warnings)
   const expected = options.skillName?.trim() ? options.skillName : undefined
