@@ -68,6 +68,22 @@ die() {
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# --purge deletes a data directory only when Agentbox made it: it holds the database (agentbox.db)
+# or the data-dir lock (agentbox.lock), or it is empty. Anything else may be someone's files.
+purge_data_dir() {
+	dir=$1
+	[ -d "$dir" ] || return 0
+	if [ -e "$dir/agentbox.db" ] || [ -e "$dir/agentbox.lock" ]; then
+		rm -rf "$dir"
+		info "purged the data in $dir"
+	elif rmdir "$dir" 2>/dev/null; then
+		info "removed the empty $dir"
+	else
+		warn "kept $dir: it is not an Agentbox data directory (no agentbox.db or agentbox.lock); delete it yourself if it is"
+		return 1
+	fi
+}
+
 # Absolute form of a path (the path itself need not exist).
 abspath() {
 	case $1 in
@@ -140,7 +156,11 @@ CapabilityBoundingSet=
 SystemCallArchitectures=native
 # JavaScriptCore JIT needs writable+executable pages:
 MemoryDenyWriteExecute=no
-# MemoryMax=1G   (never LimitAS=: Bun reserves far more address space than it uses)
+# Memory: reclaim pressure from 60% of the machine's RAM, killed (and restarted) at 75%, so a
+# runaway request cannot take the host down with it. A dedicated host can raise both in a drop-in.
+# (Never LimitAS=: Bun reserves far more address space than it uses.)
+MemoryHigh=60%
+MemoryMax=75%
 # To bind :80/:443 directly: AmbientCapabilities=CAP_NET_BIND_SERVICE + CapabilityBoundingSet=CAP_NET_BIND_SERVICE
 
 [Install]
@@ -280,10 +300,7 @@ local_install() {
 local_uninstall() {
 	remove_binaries "$PREFIX/bin"
 	if [ "$PURGE" = 1 ]; then
-		if [ -d "$LOCAL_DATA_DIR" ]; then
-			rm -rf "$LOCAL_DATA_DIR"
-			info "purged the data in $LOCAL_DATA_DIR"
-		fi
+		purge_data_dir "$LOCAL_DATA_DIR" || exit 1
 	elif [ -d "$LOCAL_DATA_DIR" ]; then
 		info "kept the data in $LOCAL_DATA_DIR (delete it yourself, or re-run with --uninstall --purge)"
 	fi
@@ -570,8 +587,9 @@ systemd_uninstall() {
 	remove_binaries "$PREFIX/bin"
 
 	if [ "$PURGE" = 1 ]; then
-		rm -rf "$DATA_DIR_SYSTEM" "$ETC_DIR"
-		info "purged $DATA_DIR_SYSTEM (database, secrets, git, backups) and $ETC_DIR"
+		purge_data_dir "$DATA_DIR_SYSTEM" || exit 1
+		rm -rf "$ETC_DIR"
+		info "purged $ETC_DIR"
 		if id -u "$SERVICE_USER" >/dev/null 2>&1; then
 			userdel "$SERVICE_USER" >/dev/null 2>&1 || warn "could not remove the user $SERVICE_USER"
 		fi

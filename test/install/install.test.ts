@@ -98,6 +98,32 @@ describe("install.sh --prefix DIR --no-systemd", () => {
     expect(r.stdout).toContain("kept");
   });
 
+  test("--uninstall --purge deletes an Agentbox data dir (database or lock inside), and an empty one", () => {
+    for (const marker of ["agentbox.db", "agentbox.lock"]) {
+      expect(local("--binary", stub("agentbox-a", "A")).code).toBe(0);
+      mkdirSync(join(prefix, "data", "secrets"), { recursive: true });
+      writeFileSync(join(prefix, "data", marker), "x");
+      const r = local("--uninstall", "--purge");
+      expect(r.code).toBe(0);
+      expect(existsSync(join(prefix, "data"))).toBe(false);
+      expect(r.stdout).toContain("purged");
+    }
+    mkdirSync(join(prefix, "data"));
+    expect(local("--uninstall", "--purge").code).toBe(0);
+    expect(existsSync(join(prefix, "data"))).toBe(false);
+  });
+
+  test("--uninstall --purge refuses a data dir that Agentbox did not make, and deletes nothing in it (issue 14, item 22)", () => {
+    expect(local("--binary", stub("agentbox-a", "A")).code).toBe(0);
+    mkdirSync(join(prefix, "data"));
+    writeFileSync(join(prefix, "data", "thesis.tex"), "someone's work");
+    const r = local("--uninstall", "--purge");
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("not an Agentbox data directory");
+    expect(readFileSync(join(prefix, "data", "thesis.tex"), "utf8")).toBe("someone's work");
+    expect(existsSync(bin())).toBe(false);
+  });
+
   test("--uninstall when nothing is installed succeeds and says so", () => {
     const r = local("--uninstall");
     expect(r.code).toBe(0);
@@ -179,6 +205,8 @@ describe("install.sh options", () => {
       "EnvironmentFile=-/etc/agentbox/agentbox.env",
       "ExecStart=/usr/local/bin/agentbox serve --data /var/lib/agentbox",
       "WantedBy=multi-user.target",
+      "MemoryHigh=60%",
+      "MemoryMax=75%",
     ]) {
       expect(r.stdout.split("\n")).toContain(line);
     }
