@@ -77,8 +77,17 @@ export const LIMITS = Object.freeze({
   connections: 2000,
   maxStepsDefault: 2000,
   maxStepsCap: 100_000,
-  timeoutDefaultS: 3600,
-  timeoutCapS: 86_400,
+  /** A run's time limit (waiting for a human excluded): 5 minutes unless settings.timeout_s says otherwise, at most 1 hour. */
+  timeoutDefaultS: 300,
+  timeoutCapS: 3600,
+  /** Work units a run's expressions may spend (see expr/budget.ts): about 0.1-0.5 s of evaluation. */
+  expressionUnitsPerRun: 50_000_000,
+  /** The largest JSON (estimated) an expression value, a step's output, a map's results, the run input or result may be. */
+  valueBytesCap: 4 * 1024 * 1024,
+  /** Every step output of a run together (map iterations included), estimated as JSON. */
+  runOutputBytesCap: 256 * 1024 * 1024,
+  /** The longest list one expression function may return. */
+  functionItemsCap: 100_000,
   mapItemsCap: 10_000,
   gateTimeoutDefaultS: 72 * 3600,
   gateTimeoutCapS: 30 * 86_400,

@@ -1,5 +1,6 @@
 // The in-process engine: runs a definition's graph step by step, pauses at a gate with a serialisable state, resumes from it.
 import { isoTime, type Clock } from '../../../platform/clock.ts'
+import { ExpressionBudget, jsonSizeUpTo, mib } from '../expr/budget.ts'
 import { ExpressionError } from '../expr/errors.ts'
 import type { Scope } from '../expr/evaluate.ts'
 import { resolveValue } from '../expr/template.ts'
@@ -55,6 +56,10 @@ export interface EngineState {
   steps: number
   seq: number
   active_ms: number
+  /** Expression work spent so far (ExpressionBudget); absent in checkpoints saved before it existed. */
+  expr_units?: number
+  /** Step output bytes (estimated JSON) so far, against LIMITS.runOutputBytesCap. */
+  output_bytes?: number
 }
 
 export interface PendingGate {
@@ -112,11 +117,15 @@ export class WorkflowExecutor {
   readonly #timeoutMs: number
   #segmentStart = 0
   #state!: EngineState
+  #budget = new ExpressionBudget()
+  /** performance.now() at the last turn of the event loop this run gave up (see #yieldIfBusy). */
+  #lastYield = 0
 
   constructor(readonly definition: WorkflowDefinition, readonly run: RunInfo, readonly host: EngineHost) {
     this.#graph = graphOf(definition)
     this.#maxSteps = definition.settings?.max_steps ?? LIMITS.maxStepsDefault
-    this.#timeoutMs = (definition.settings?.timeout_s ?? LIMITS.timeoutDefaultS) * 1000
+    // Clamped: versions saved before the cap was lowered to an hour may still ask for a day.
+    this.#timeoutMs = Math.min(definition.settings?.timeout_s ?? LIMITS.timeoutDefaultS, LIMITS.timeoutCapS) * 1000
   }
 
   /** Starts a run: every top-level node without incoming connections gets the run input as $json. */
@@ -126,7 +135,10 @@ export class WorkflowExecutor {
       if (this.#graph.owner.has(node.id)) continue
       if (this.#graph.inEdges(node.id).length === 0) frame.queue.push({ node: node.id, json: cloneJson(this.run.input) })
     }
-    this.#state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0 }
+    this.#state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0, expr_units: 0, output_bytes: 0 }
+    if (jsonSizeUpTo(this.run.input, LIMITS.valueBytesCap) > LIMITS.valueBytesCap) {
+      return { kind: 'finished', status: 'failed', result: null, error: { code: 'output_too_large', message: `The run input is larger than ${mib(LIMITS.valueBytesCap)} as JSON` }, state: this.#state }
+    }
     // Versions saved before node ids were checked may still hold one the engine must never use as a key.
     const unsafe = this.definition.nodes.find((node) => !isValidNodeId(node.id))
     if (unsafe) return { kind: 'finished', status: 'failed', result: null, error: { code: 'invalid_definition', message: `Node id '${String(unsafe.id).slice(0, 64)}' is not allowed: save the workflow again with a valid id` }, state: this.#state }
@@ -136,6 +148,7 @@ export class WorkflowExecutor {
   /** Continues from a checkpoint with the human's (or the timeout's) decision on the pending gate. */
   async resume(state: EngineState, gate: { gate_id: string; data: unknown }, decision: GateDecision): Promise<Outcome> {
     this.#state = state
+    this.#budget = new ExpressionBudget(state.expr_units ?? 0)
     const frame = this.#restore(state)
     this.#segmentStart = this.host.clock.now()
     const node = this.#graph.nodes.get(gate.gate_id)!
@@ -154,6 +167,7 @@ export class WorkflowExecutor {
 
   async #drive(frame: Frame, resumed = false): Promise<Outcome> {
     if (!resumed) this.#segmentStart = this.host.clock.now()
+    this.#lastYield = performance.now()
     const state = this.#state
     try {
       await this.#runFrame(frame)
@@ -182,6 +196,7 @@ export class WorkflowExecutor {
     state.edges = frame.edges
     state.joins = frame.joins
     state.settled = [...frame.settled]
+    state.expr_units = this.#budget.used
     state.outputs = Object.fromEntries(Object.entries(frame.steps).map(([id, v]) => [id, v.json]))
   }
 
@@ -197,6 +212,7 @@ export class WorkflowExecutor {
 
   async #runFrame(frame: Frame): Promise<void> {
     while (frame.queue.length) {
+      await this.#yieldIfBusy()
       this.#checkLimits()
       const activation = frame.queue.shift()!
       const node = this.#graph.nodes.get(activation.node)!
@@ -206,6 +222,16 @@ export class WorkflowExecutor {
       }
       await this.#step(frame, node, activation.json)
     }
+  }
+
+  /**
+   * Runs are in-process and their steps synchronous: after ~5 ms of work since the last turn, give the event loop one
+   * (setImmediate runs after pending I/O), so other requests are served while a heavy run continues.
+   */
+  async #yieldIfBusy(): Promise<void> {
+    if (performance.now() - this.#lastYield < YIELD_AFTER_MS) return
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    this.#lastYield = performance.now()
   }
 
   #checkLimits(): void {
@@ -233,7 +259,7 @@ export class WorkflowExecutor {
     const scope = this.#scope(frame, json)
     let message = ''
     try {
-      message = String(resolveValue(node.params?.message ?? '', scope) ?? '')
+      message = String(resolveValue(node.params?.message ?? '', scope, this.#budget) ?? '')
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error
       message = `(message could not be resolved: ${error.message})`
@@ -272,11 +298,12 @@ export class WorkflowExecutor {
     let params: unknown = null
     for (let attempt = 1; ; attempt++) {
       try {
-        params = resolveValue(node.params ?? {}, this.#scope(frame, json))
+        params = resolveValue(node.params ?? {}, this.#scope(frame, json), this.#budget)
         const result: NodeResult = await runNode(node, params as Record<string, unknown>, json, {
           host: this.host,
           runMap: (items) => this.#runMap(frame, node, items),
         })
+        this.#checkOutput(result.json)
         if (result.result !== undefined) this.#state.result = result.result
         this.#trace(frame, node, { started, input: json, params, output: result.json, status: 'succeeded', port: result.port, attempts, simulated: result.simulated })
         if (result.port) this.#emit(frame, node.id, result.port, result.json)
@@ -307,7 +334,9 @@ export class WorkflowExecutor {
     const mode = (node.params?.on_item_error as string | undefined) ?? 'stop'
     const loopEdges = this.#graph.outEdges(node.id).filter((e) => e.port === 'loop')
     const results: unknown[] = []
+    let bytes = 0
     for (let index = 0; index < items.length; index++) {
+      await this.#yieldIfBusy()
       const item = cloneJson(items[index])
       if (loopEdges.length === 0) {
         results.push(item)
@@ -317,6 +346,9 @@ export class WorkflowExecutor {
       for (const e of loopEdges) child.queue.push({ node: e.to, json: item })
       try {
         await this.#runFrame(child)
+        // The results grow with every item: bounded as they grow, not only once the map is done.
+        bytes += jsonSizeUpTo(child.iterationResult, LIMITS.valueBytesCap)
+        if (bytes > LIMITS.valueBytesCap) throw new StepError('output_too_large', `The map's results passed ${mib(LIMITS.valueBytesCap)} as JSON at item ${index} (the limit for a step's output)`)
         results.push(child.iterationResult)
       } catch (error) {
         if (!(error instanceof StepFailure)) throw error
@@ -325,6 +357,15 @@ export class WorkflowExecutor {
       }
     }
     return results
+  }
+
+  /** A step's output is at most LIMITS.valueBytesCap of JSON, and a run's outputs together at most LIMITS.runOutputBytesCap. */
+  #checkOutput(json: unknown): void {
+    const size = jsonSizeUpTo(json, LIMITS.valueBytesCap)
+    if (size > LIMITS.valueBytesCap) throw new StepError('output_too_large', `The step's output is larger than ${mib(LIMITS.valueBytesCap)} as JSON (the limit for a step's output)`)
+    const total = (this.#state.output_bytes ?? 0) + size
+    this.#state.output_bytes = total
+    if (total > LIMITS.runOutputBytesCap) throw new StepError('output_too_large', `The run's step outputs together passed ${mib(LIMITS.runOutputBytesCap)} as JSON (the limit for one run)`)
   }
 
   /** Delivers on `port` and skips every other outgoing connection, so joins and nodes down untaken branches settle. */
@@ -410,6 +451,9 @@ export class WorkflowExecutor {
   }
 }
 
+
+/** Synchronous work a run may do before it lets the event loop turn. */
+const YIELD_AFTER_MS = 5
 
 function toErrorInfo(error: unknown, nodeId: string, attempt: number): StepErrorInfo {
   if (error instanceof StepError) return { code: error.code, message: error.message, node_id: nodeId, attempt, retryable: error.retryable }

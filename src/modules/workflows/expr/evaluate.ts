@@ -1,8 +1,10 @@
 // The whitelisting evaluator: walks a checked jsep tree over a null-prototype scope; no eval, no Function, no prototypes.
+import { LIMITS } from '../definition/types.ts'
+import { activeBudget, jsonSizeUpTo, mib } from './budget.ts'
 import { ExpressionError, isReservedKey } from './errors.ts'
 import { FUNCTIONS } from './functions.ts'
 import { parseExpression, VARIABLES, type Node } from './parse.ts'
-import { capString, deepEqual, normalise, readMember, toText, truthy } from './values.ts'
+import { capString, deepEqual, isPlainObject, MAX_RESULT_CHARS, normalise, readMember, toText, truthy } from './values.ts'
 
 /** The variables one evaluation sees ($json, $steps, $run, $workflow, $item, $index, $now); missing ones read as null. */
 export type Scope = Partial<Record<'$json' | '$steps' | '$run' | '$workflow' | '$item' | '$index' | '$now', unknown>>
@@ -39,7 +41,24 @@ function compare(operator: string, left: unknown, right: unknown): boolean {
   }
 }
 
+/** Work units per list element: making or walking an element costs about as much as eight characters of text. */
+const UNITS_PER_ELEMENT = 8
+/** Work a function's argument or result stands for: the length of a text or a list (objects: their walk is charged elsewhere). */
+const workOf = (value: unknown): number => (typeof value === 'string' ? value.length : Array.isArray(value) ? value.length * UNITS_PER_ELEMENT : 1)
+
+/** Calls a built-in, charging the active budget for what it reads before and what it made after; refuses oversized results. */
+function call(name: string, fn: (...args: unknown[]) => unknown, args: unknown[]): unknown {
+  const budget = activeBudget()
+  if (budget) budget.charge(args.reduce<number>((units, arg) => units + workOf(arg), 1))
+  const result = normalise(fn(...args))
+  if (typeof result === 'string' && result.length > MAX_RESULT_CHARS) throw fail(`${name}() made a text of ${result.length} characters; the limit is ${MAX_RESULT_CHARS}`)
+  if (Array.isArray(result) && result.length > LIMITS.functionItemsCap) throw fail(`${name}() made a list of ${result.length} elements; the limit is ${LIMITS.functionItemsCap}`)
+  if (budget) budget.charge(workOf(result))
+  return result
+}
+
 function evaluateNode(node: Node, scope: Record<string, unknown>): unknown {
+  activeBudget()?.charge(1)
   switch (node.type) {
     case 'Literal':
       return normalise(node.value)
@@ -59,7 +78,7 @@ function evaluateNode(node: Node, scope: Record<string, unknown>): unknown {
     case 'CallExpression': {
       const fn = Object.hasOwn(FUNCTIONS, node.callee.name) ? FUNCTIONS[node.callee.name] : undefined
       if (node.callee.type !== 'Identifier' || !fn) throw new ExpressionError('Only the built-in functions can be called', 'expression_forbidden')
-      return normalise(fn(...node.arguments.map((argument: Node) => evaluateNode(argument, scope))))
+      return call(node.callee.name, fn, node.arguments.map((argument: Node) => evaluateNode(argument, scope)))
     }
     case 'ArrayExpression':
       return node.elements.map((element: Node) => evaluateNode(element, scope))
@@ -122,13 +141,23 @@ function evaluateNode(node: Node, scope: Record<string, unknown>): unknown {
   }
 }
 
+const REFERENCES: ReadonlySet<string> = new Set(['Identifier', 'MemberExpression', 'Literal'])
+
 /** Evaluates one expression source (the text between `{{` and `}}`). Missing paths are null; results are JSON values. */
 export function evaluateExpression(source: string, variables: Scope): unknown {
   const { ast } = parseExpression(source)
   const scope: Record<string, unknown> = Object.create(null)
   for (const name of VARIABLES) if (Object.hasOwn(variables, name)) scope[name] = (variables as Record<string, unknown>)[name]
   try {
-    return evaluateNode(ast, scope)
+    const value = evaluateNode(ast, scope)
+    // A value the expression built (a list, an object, a function's result) is measured; a plain reference is not, since
+    // what it points at (the input, a step's output) was bounded when it was made.
+    if (value !== null && typeof value === 'object' && (Array.isArray(value) || isPlainObject(value)) && !REFERENCES.has(ast.type)) {
+      const size = jsonSizeUpTo(value, LIMITS.valueBytesCap)
+      activeBudget()?.charge(Math.ceil(size / 8))
+      if (size > LIMITS.valueBytesCap) throw new ExpressionError(`The expression's value is larger than ${mib(LIMITS.valueBytesCap)} as JSON (the limit for any value in a run)`, 'output_too_large')
+    }
+    return value
   } catch (error) {
     if (error instanceof ExpressionError) throw error
     // A RangeError from a huge spread or the like: still the author's expression, still a readable failure.

@@ -1,6 +1,6 @@
 // The expression functions (design/workflows.md §4.4): small, pure, bounded; the only things a `{{ }}` can call.
 import { ExpressionError } from './errors.ts'
-import { capString, cloneJson, deepEqual, isPlainObject, MAX_RESULT_CHARS, MAX_SCAN, normalise, readPath, toText } from './values.ts'
+import { capString, cloneJson, deepEqual, isPlainObject, MAX_RESULT_CHARS, MAX_SCAN, normalise, readPath, stringifyCapped, toText } from './values.ts'
 
 type Fn = (...args: unknown[]) => unknown
 
@@ -46,8 +46,20 @@ Object.assign(table, {
   values: (value: unknown) => (isPlainObject(value) ? Object.values(value).map(normalise) : []),
   first: (value: unknown) => (Array.isArray(value) ? normalise(value[0]) : null),
   last: (value: unknown) => (Array.isArray(value) ? normalise(value[value.length - 1]) : null),
-  join: (array: unknown, separator: unknown = ',') => capString(list('join', array).map(toText).join(text('join', separator))),
-  split: (value: unknown, separator: unknown) => text('split', value).split(text('split', separator)).slice(0, MAX_SCAN),
+  join: (array: unknown, separator: unknown = ',') => {
+    const sep = text('join', separator)
+    let total = 0
+    // Measured part by part, so a list of large values never becomes one huge text before the cap is checked.
+    const parts = list('join', array).map((item) => {
+      const part = toText(item)
+      total += part.length + sep.length
+      if (total > MAX_RESULT_CHARS + sep.length) throw fail(`join() would make more than ${MAX_RESULT_CHARS} characters`)
+      return part
+    })
+    return parts.join(sep)
+  },
+  // The limit stops the split itself after MAX_SCAN pieces: never a list of every piece of a huge text, then cut.
+  split: (value: unknown, separator: unknown) => text('split', value).split(text('split', separator), MAX_SCAN),
   lower: (value: unknown) => text('lower', value).toLowerCase(),
   upper: (value: unknown) => text('upper', value).toUpperCase(),
   trim: (value: unknown) => text('trim', value).trim(),
@@ -62,7 +74,11 @@ Object.assign(table, {
     const source = text('replace', value)
     const search = text('replace', from)
     if (search === '') return source
-    return capString(source.split(search).join(text('replace', to)))
+    const replacement = text('replace', to)
+    const parts = source.split(search)
+    // The result's length is known before it is built: refuse it there, not after.
+    if (source.length + (parts.length - 1) * (replacement.length - search.length) > MAX_RESULT_CHARS) throw fail(`replace() would make more than ${MAX_RESULT_CHARS} characters`)
+    return parts.join(replacement)
   },
   to_number: (value: unknown) => {
     value = normalise(value)
@@ -75,7 +91,7 @@ Object.assign(table, {
     throw fail(`to_number() cannot convert ${JSON.stringify(value)?.slice(0, 50)} to a number`)
   },
   to_string: (value: unknown) => capString(toText(value)),
-  to_json: (value: unknown) => capString(JSON.stringify(normalise(value))),
+  to_json: (value: unknown) => stringifyCapped(normalise(value)),
   parse_json: (value: unknown) => {
     const source = text('parse_json', value)
     if (source.length > MAX_RESULT_CHARS) throw fail('parse_json() takes at most 1 MB')

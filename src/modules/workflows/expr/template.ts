@@ -1,4 +1,5 @@
 // `{{ expr }}` templates inside parameter values: finding them, resolving them, and keeping a lone expression's type.
+import { activeBudget, withBudget, type ExpressionBudget } from './budget.ts'
 import { ExpressionError } from './errors.ts'
 import { evaluateExpression, type Scope } from './evaluate.ts'
 import { capString, isPlainObject, toText } from './values.ts'
@@ -55,17 +56,28 @@ export function resolveString(value: string, scope: Scope): unknown {
   const segments = splitTemplate(value)
   if (segments.length === 1 && 'expr' in segments[0]!) return evaluateExpression(segments[0].expr, scope)
   let out = ''
-  for (const segment of segments) out += 'expr' in segment ? toText(evaluateExpression(segment.expr, scope)) : segment.text
-  return capString(out)
+  for (const segment of segments) {
+    out += 'expr' in segment ? toText(evaluateExpression(segment.expr, scope)) : segment.text
+    capString(out)
+  }
+  activeBudget()?.charge(out.length)
+  return out
 }
 
-/** Resolves every string inside a parameter value (objects and arrays walked), returning a fresh copy. */
-export function resolveValue(value: unknown, scope: Scope): unknown {
+/**
+ * Resolves every string inside a parameter value (objects and arrays walked), returning a fresh copy. With a budget,
+ * every expression inside charges it (a run passes its own, so the limit holds across all of its steps).
+ */
+export function resolveValue(value: unknown, scope: Scope, budget?: ExpressionBudget | null): unknown {
+  return withBudget(budget, () => resolveTree(value, scope))
+}
+
+function resolveTree(value: unknown, scope: Scope): unknown {
   if (typeof value === 'string') return resolveString(value, scope)
-  if (Array.isArray(value)) return value.map((item) => resolveValue(item, scope))
+  if (Array.isArray(value)) return value.map((item) => resolveTree(item, scope))
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) out[key] = resolveValue(item, scope)
+    for (const [key, item] of Object.entries(value)) out[key] = resolveTree(item, scope)
     return out
   }
   return value ?? null

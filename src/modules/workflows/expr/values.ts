@@ -1,4 +1,5 @@
 // JSON value helpers shared by the evaluator, its functions and the nodes: type tests, deep equality, text, limits.
+import { jsonSizeUpTo } from './budget.ts'
 import { ExpressionError, isReservedKey } from './errors.ts'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
@@ -40,8 +41,14 @@ export function toText(value: unknown): string {
   value = normalise(value)
   if (value === null) return ''
   if (typeof value === 'string') return value
-  if (typeof value === 'object') return JSON.stringify(value)
+  if (typeof value === 'object') return stringifyCapped(value)
   return String(value)
+}
+
+/** JSON text of a value, refused (before it is built) when it would pass MAX_RESULT_CHARS. */
+export function stringifyCapped(value: unknown): string {
+  if (jsonSizeUpTo(value, MAX_RESULT_CHARS) > MAX_RESULT_CHARS) throw new ExpressionError(`A text result may have at most ${MAX_RESULT_CHARS} characters`)
+  return capString(JSON.stringify(value))
 }
 
 export function capString(text: string): string {
