@@ -80,7 +80,11 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     await page.goto(`${base}/`)
     expect(new URL(page.url()).pathname).toBe('/setup')
     await page.goto(`${base}/setup?token=${SETUP_TOKEN}`)
-    await page.getByLabel('Licence').fill('not-a-licence')
+    // The evaluation choice hides the licence field; back to "I have a licence" for this instance.
+    await page.getByLabel(/30-day evaluation/).check()
+    expect(await page.getByLabel('Licence token', { exact: true }).count()).toBe(0)
+    await page.getByLabel('I have a licence').check()
+    await page.getByLabel('Licence token', { exact: true }).fill('not-a-licence')
     await page.getByLabel('Admin e-mail').fill(ADMIN.email)
     await page.getByLabel('Admin name').fill(ADMIN.name)
     await page.getByLabel('Admin password').fill(ADMIN.password)
@@ -89,10 +93,10 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     const reason = page.locator('#license_token-error')
     await reason.filter({ hasText: /\S/ }).waitFor()
     expect(await reason.textContent()).toMatch(/licen[cs]e/i)
-    expect(await page.getByLabel('Licence').getAttribute('aria-invalid')).toBe('true')
+    expect(await page.getByLabel('Licence token', { exact: true }).getAttribute('aria-invalid')).toBe('true')
     await shot('01-setup-bad-licence')
 
-    await page.getByLabel('Licence').fill(issueTestLicense({ seats: 10 }))
+    await page.getByLabel('Licence token', { exact: true }).fill(issueTestLicense({ seats: 10 }))
     await page.getByRole('button', { name: 'Finish setup' }).click()
     const token = page.getByLabel('Organisation token')
     await token.waitFor()
@@ -118,6 +122,13 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     await page.getByText(/Test licence/).waitFor()
     expect(new URL(page.url()).pathname).toBe('/overview')
     await shot('04-overview')
+    // Admins apply a licence here: a wrong one shows the server's reason, a right one updates the seats.
+    await page.getByLabel('Licence token', { exact: true }).fill('x.y.z')
+    await page.getByRole('button', { name: 'Apply licence' }).click()
+    await page.locator('#apply_license_token-error').filter({ hasText: /malformed/i }).waitFor()
+    await page.getByLabel('Licence token', { exact: true }).fill(issueTestLicense({ seats: 10, days: 400 }))
+    await page.getByRole('button', { name: 'Apply licence' }).click()
+    await page.getByText(/Licence applied for .*10 seats/).waitFor()
   }, 30_000)
 
   test('a run waiting at an approval gate is approved, with edits, from the approvals page', async () => {

@@ -18,7 +18,7 @@ describe('GET /api/health', () => {
       version: expect.any(String),
       uptime_s: 5,
       provisioned: true,
-      license: { status: 'valid', mode: 'test', expires_at: expect.stringMatching(/Z$/) },
+      license: { status: 'valid', mode: 'test', expires_at: expect.stringMatching(/Z$/), evaluation: false },
       checks: {
         database: { status: 'pass', latency_ms: expect.any(Number) },
         scheduler: { status: 'pass', jobs: 0 },
@@ -35,7 +35,7 @@ describe('GET /api/health', () => {
     t = await startTestServer()
     const res = await t.request('GET', '/api/health')
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ status: 'pass', provisioned: false, license: { status: 'none', mode: 'test', expires_at: null } })
+    expect(res.body).toMatchObject({ status: 'pass', provisioned: false, license: { status: 'none', mode: 'test', expires_at: null, evaluation: false } })
   })
 
   test('the database probe does not wait behind a long write transaction', async () => {

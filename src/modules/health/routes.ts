@@ -15,6 +15,7 @@ const HealthReport = t.Object({
     status: t.Union([t.Literal('valid'), t.Literal('grace'), t.Literal('expired'), t.Literal('none')]),
     mode: t.Union([t.Literal('production'), t.Literal('test')]),
     expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    evaluation: t.Boolean({ description: 'True while the instance runs on the 30-day evaluation started at setup' }),
   }),
   checks: t.Object({
     database: t.Object({ status: Check, latency_ms: t.Union([t.Number(), t.Null()]) }),

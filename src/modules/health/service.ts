@@ -18,7 +18,7 @@ export interface HealthReport {
   version: string
   uptime_s: number
   provisioned: boolean
-  license: { status: 'valid' | 'grace' | 'expired' | 'none'; mode: LicenseMode; expires_at: string | null }
+  license: { status: 'valid' | 'grace' | 'expired' | 'none'; mode: LicenseMode; expires_at: string | null; evaluation: boolean }
   checks: {
     database: { status: CheckStatus; latency_ms: number | null }
     scheduler: SchedulerState
@@ -108,7 +108,7 @@ export class HealthService {
       version: this.#o.version,
       uptime_s: Math.floor((this.#o.clock.now() - this.#startedAt) / 1000),
       provisioned: tenant.provisioned,
-      license: { status: licenseState ?? 'none', mode: this.#o.licenseMode, expires_at: license.current?.expires_at ?? null },
+      license: { status: licenseState ?? 'none', mode: this.#o.licenseMode, expires_at: license.current?.expires_at ?? null, evaluation: license.isEvaluation() },
       checks: { database, scheduler, disk },
     }
   }

@@ -12,6 +12,7 @@ export const LicenseSummary = t.Object({
   features: t.Array(t.String()),
   expires_at: t.String({ format: 'date-time' }),
   status: t.Union([t.Literal('valid'), t.Literal('grace'), t.Literal('expired')]),
+  evaluation: t.Boolean({ description: 'True for the 30-day evaluation started at setup (5 seats); false for a signed licence' }),
 })
 
 export const ApplyLicenseResponse = t.Object({ message: t.String(), license: LicenseSummary })

@@ -6,6 +6,7 @@ import { isoTime } from '../../platform/clock.ts'
 import type { Database, LicensesTable } from '../../platform/db/schema.ts'
 import { validationFailed } from '../../platform/http/http-error.ts'
 import { newId } from '../../platform/ids.ts'
+import { evaluationClaims, isEvaluation, isEvaluationToken } from './evaluation.ts'
 import { GRACE_DAYS, licenseStatus, verifyLicenseToken, type Keyring, type LicenseClaims } from './token.ts'
 
 export type LicenseState = 'valid' | 'grace' | 'expired'
@@ -18,6 +19,8 @@ export interface LicenseSummary {
   features: string[]
   expires_at: string
   status: LicenseState
+  /** A 30-day evaluation started at setup, not a signed licence. */
+  evaluation: boolean
 }
 
 const DAY_MS = 86_400_000
@@ -52,6 +55,16 @@ export class LicenseService {
 
   verify(token: string): LicenseClaims {
     return verifyOrReject(token, this.#keyring, this.#clock.now())
+  }
+
+  /** At setup: the signed licence's claims, or a 30-day evaluation's when the token says `evaluation`. */
+  claimsForSetup(token: string): LicenseClaims {
+    return isEvaluationToken(token) ? evaluationClaims(this.#clock.now()) : this.verify(token)
+  }
+
+  /** True while the instance runs on the evaluation it started at setup. */
+  isEvaluation(): boolean {
+    return this.#current !== null && isEvaluation(this.#current)
   }
 
   state(): LicenseState | null {
@@ -89,14 +102,25 @@ export class LicenseService {
       .execute()
   }
 
-  /** Replaces the current licence only with a valid one for the same customer (CONTRACT §2). */
+  /**
+   * Replaces the current licence only with a valid one for the same customer. An evaluation has no customer: the
+   * first signed licence names it, and the organisation takes the licence's name.
+   */
   async apply(token: string, appliedBy: string, actorId: string | null = null): Promise<LicenseSummary> {
+    if (isEvaluationToken(token)) {
+      throw validationFailed({ loc: ['body', 'license_token'], msg: 'An evaluation can only be started at setup: apply a signed licence', type: 'license_invalid' })
+    }
     const claims = this.verify(token)
     const current = this.#current
-    if (current && current.customer_id !== claims.sub) {
+    const fromEvaluation = current !== null && isEvaluation(current)
+    if (current && !fromEvaluation && current.customer_id !== claims.sub) {
       throw validationFailed({ loc: ['body', 'license_token'], msg: 'License is for a different customer', type: 'license_invalid' })
     }
     await this.#db.transaction().execute(async (trx) => {
+      if (fromEvaluation) {
+        await trx.updateTable('instance').set({ org_name: claims.org, customer_id: claims.sub }).execute()
+        await trx.updateTable('users').set({ name: claims.org, updated_at: isoTime(this.#clock.now()) }).where('kind', '=', 'organisation').execute()
+      }
       await this.insert(trx, claims, token, appliedBy)
       // The claims, never the token itself.
       await writeAudit(trx, this.#clock, { actor_id: actorId, action: 'license.apply', target_type: 'license', target_id: claims.lic, details: { seats: claims.seats, expires_at: new Date(claims.exp * 1000).toISOString(), previous: current?.lic ?? null } })
@@ -126,6 +150,7 @@ export class LicenseService {
       features: JSON.parse(current.features) as string[],
       expires_at: current.expires_at,
       status: this.state()!,
+      evaluation: isEvaluation(current),
     }
   }
 

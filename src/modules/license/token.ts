@@ -35,6 +35,9 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 const invalid = (msg: string): LicenseVerification => ({ ok: false, type: 'license_invalid', msg });
 const MALFORMED = 'License is malformed';
+/** A newcomer's likeliest mistake: a test licence on a production server. Say what works instead. */
+const TEST_LICENSE_HERE =
+  'This is a test licence: this server trusts it only when started with AGENTBOX_LICENSE_MODE=test. To try Agentbox without a licence, start a 30-day evaluation (license_token "evaluation")';
 
 // Keyed by x rather than kid: two keyrings (prod/test, or tests) may reuse a kid for different keys.
 const keyCache = new Map<string, crypto.KeyObject>();
@@ -94,6 +97,7 @@ function verifyUnsafe(token: string, keyring: Keyring, nowMs: number): LicenseVe
   if ('typ' in header && header.typ !== LICENSE_TYP) return invalid('License has the wrong token type');
   const kid = header.kid;
   // hasOwn, so a kid like "__proto__" or "toString" cannot reach Object.prototype.
+  if (typeof kid === 'string' && kid.startsWith('test-') && !Object.hasOwn(keyring, kid)) return invalid(TEST_LICENSE_HERE);
   if (typeof kid !== 'string' || !Object.hasOwn(keyring, kid)) return invalid('License is signed by an unknown key');
   const x = keyring[kid];
   if (typeof x !== 'string') return invalid('License is signed by an unknown key');

@@ -1,4 +1,4 @@
-// First-run wizard: licence + first admin, posted with the setup link's token; shows the organisation token once.
+// First-run wizard: a licence (or a 30-day evaluation) + first admin, posted with the setup link's token; shows the organisation token once.
 import { useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import { navigate } from '../router.ts'
@@ -13,6 +13,8 @@ export function SetupPage() {
   const [formError, setFormError] = useState('')
   const [busy, setBusy] = useState(false)
   const [orgToken, setOrgToken] = useState('')
+  // The server takes the licence field's value `evaluation` as "start the 30-day evaluation".
+  const [evaluation, setEvaluation] = useState(false)
   const set = (key: keyof Form) => (value: string) => setForm({ ...form, [key]: value })
 
   const submit = async (event: Event) => {
@@ -22,7 +24,7 @@ export function SetupPage() {
     setErrors({})
     setBusy(true)
     try {
-      const body = { license_token: form.license_token.trim(), admin_email: form.admin_email, admin_name: form.admin_name, admin_password: form.admin_password }
+      const body = { license_token: evaluation ? 'evaluation' : form.license_token.trim(), admin_email: form.admin_email, admin_name: form.admin_name, admin_password: form.admin_password }
       const res = await api<{ tenant_org_token: string }>('POST', '/api/tenant/setup', body, form.setup_token.trim() || 'missing')
       setOrgToken(res.tenant_org_token)
     } catch (e) {
@@ -48,12 +50,19 @@ export function SetupPage() {
 
   return h('main', { class: 'narrow' },
     h('h1', null, 'Set up Agentbox'),
-    h('p', null, 'Enter your licence and create the first administrator.'),
+    h('p', null, 'Enter your licence, or start a 30-day evaluation, and create the first administrator.'),
     formError ? h(Banner, { kind: 'error' }, formError) : null,
     h('form', { onSubmit: submit, noValidate: true },
       linkToken ? null : h(Field, { id: 'setup_token', label: 'Setup token', value: form.setup_token, onInput: set('setup_token'), error: errors.setup_token, autocomplete: 'off', required: true }),
       linkToken && errors.setup_token ? h(Banner, { kind: 'error' }, errors.setup_token) : null,
-      h(Field, { id: 'license_token', label: 'Licence', value: form.license_token, onInput: set('license_token'), error: errors.license_token, multiline: true, required: true }),
+      h('fieldset', { class: 'choice' },
+        h('legend', null, 'Licence'),
+        h('label', null, h('input', { type: 'radio', name: 'licence-kind', checked: !evaluation, onChange: () => setEvaluation(false) }), ' I have a licence'),
+        h('label', null, h('input', { type: 'radio', name: 'licence-kind', id: 'evaluation', checked: evaluation, onChange: () => setEvaluation(true) }), ' Start a 30-day evaluation (5 users; apply a licence later in Settings)'),
+      ),
+      evaluation
+        ? (errors.license_token ? h(Banner, { kind: 'error' }, errors.license_token) : null)
+        : h(Field, { id: 'license_token', label: 'Licence token', value: form.license_token, onInput: set('license_token'), error: errors.license_token, multiline: true, required: true }),
       h(Field, { id: 'admin_email', label: 'Admin e-mail', type: 'email', value: form.admin_email, onInput: set('admin_email'), error: errors.admin_email, autocomplete: 'email', required: true }),
       h(Field, { id: 'admin_name', label: 'Admin name', value: form.admin_name, onInput: set('admin_name'), error: errors.admin_name, autocomplete: 'name', required: true }),
       h(Field, { id: 'admin_password', label: 'Admin password', hint: 'At least 12 characters', type: 'password', value: form.admin_password, onInput: set('admin_password'), error: errors.admin_password, autocomplete: 'new-password', required: true }),
