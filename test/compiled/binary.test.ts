@@ -197,7 +197,7 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(h.version).toBe(pkg.version)
     expect(Number.isInteger(h.uptime_s)).toBe(true)
     expect(h.provisioned).toBe(true)
-    expect(h.license).toEqual({ status: 'valid', mode: 'test', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) })
+    expect(h.license).toEqual({ status: 'valid', mode: 'test', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), evaluation: false })
     expect(h.checks.database).toEqual({ status: 'pass', latency_ms: expect.any(Number) })
     expect(h.checks.scheduler).toEqual({ status: expect.any(String), jobs: expect.any(Number) })
     expect(h.checks.disk).toEqual({ status: expect.stringMatching(/^(pass|warn)$/), free_bytes: expect.any(Number) })
