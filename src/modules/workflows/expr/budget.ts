@@ -69,6 +69,3 @@ export function withBudget<T>(budget: ExpressionBudget | null | undefined, work:
 }
 
 export const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 100) / 100} MiB`
-
-/** True when `value` would be larger than `limit` bytes of JSON (estimated, see jsonSizeUpTo). */
-export const jsonLargerThan = (value: unknown, limit: number) => jsonSizeUpTo(value, limit) > limit
