@@ -24,7 +24,8 @@ describe('expression budget', () => {
     const res = await start(agent, id, { dry_run: true, input: { s: 'a,'.repeat(450_000) } })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ status: 'failed', error: { code: 'expression_budget_exceeded', node_id: 'heavy' } })
-    expect(res.body.error.message).toContain('50,000,000')
+    // One step's share of the budget runs out first: a step runs without a break, so its share bounds that hold.
+    expect(res.body.error.message).toContain("One step's expressions did more work than allowed (5,000,000 units")
   })
 
   test('the budget is per run: it holds across steps and map iterations, and ordinary runs are far below it', async () => {
@@ -40,7 +41,7 @@ describe('expression budget', () => {
     // 1,000 iterations, each splitting a 100,000-character text: past the budget part way through.
     const big = await start(agent, id, { dry_run: true, input: { s: 'a,'.repeat(50_000), xs: Array.from({ length: 1000 }, (_, i) => i) } })
     expect(big.body).toMatchObject({ status: 'failed', error: { code: 'item_failed' } })
-    expect(big.body.error.message).toContain('did more work than allowed')
+    expect(big.body.error.message).toContain("The run's expressions did more work than allowed (50,000,000 units")
   })
 
   test('functions refuse results past their caps before building them', () => {
@@ -52,6 +53,14 @@ describe('expression budget', () => {
     expect(() => resolveValue('{{ "" + [$json.big, $json.big] }}', scope, budget)).toThrow('at most 1000000 characters')
     expect(budget.used).toBeGreaterThan(0)
     expect(() => resolveValue('{{ length($json.s) }}', scope, new ExpressionBudget(0, 2))).toThrow('did more work than allowed')
+    // Each resolveValue is a step with its own share; the run's total goes on across steps.
+    const shared = new ExpressionBudget(0, 10_000, 1500)
+    for (let step = 0; step < 5; step++) resolveValue('{{ length($json.s) }}', scope, shared)
+    expect(shared.used).toBeGreaterThan(5 * 1100)
+    expect(() => resolveValue('{{ length($json.s) + length($json.s) }}', scope, shared)).toThrow("One step's expressions")
+    expect(() => {
+      for (let step = 0; step < 10; step++) resolveValue('{{ length($json.s) }}', scope, shared)
+    }).toThrow("The run's expressions")
   })
 })
 

@@ -82,6 +82,8 @@ export const LIMITS = Object.freeze({
   timeoutCapS: 3600,
   /** Work units a run's expressions may spend (see expr/budget.ts): about 0.1-0.5 s of evaluation. */
   expressionUnitsPerRun: 50_000_000,
+  /** Of which one step may spend (a step's expressions run without a break: this bounds how long it holds the server, ~5 ms). */
+  expressionUnitsPerStep: 5_000_000,
   /** The largest JSON (estimated) an expression value, a step's output, a map's results, the run input or result may be. */
   valueBytesCap: 4 * 1024 * 1024,
   /** Every step output of a run together (map iterations included), estimated as JSON. */

@@ -4,20 +4,37 @@ import { ExpressionError } from './errors.ts'
 
 /**
  * Work units spent by a run's expressions: one per evaluated node, plus the length of every text or list a function
- * reads or returns. Shared by every expression of one run; past its limit each evaluation fails at once.
+ * reads or returns. Shared by every expression of one run; past its limit each evaluation fails at once. One step
+ * (one resolveValue: a node's parameters) may spend only part of it, because a step's expressions run without giving
+ * the event loop a turn: the step limit bounds that hold, the run limit the run's total work.
  */
 export class ExpressionBudget {
-  constructor(public used = 0, readonly limit: number = LIMITS.expressionUnitsPerRun) {}
+  #stepUsed = 0
+
+  constructor(
+    public used = 0,
+    readonly limit: number = LIMITS.expressionUnitsPerRun,
+    readonly stepLimit: number = LIMITS.expressionUnitsPerStep,
+  ) {}
+
+  /** A new step starts: its own count starts again, the run's goes on. */
+  beginStep(): void {
+    this.#stepUsed = 0
+  }
 
   charge(units: number): void {
     this.used += units
-    if (this.used > this.limit) {
-      throw new ExpressionError(
-        `The run's expressions did more work than allowed (${this.limit.toLocaleString('en-US')} units: evaluated parts plus the lengths of texts and lists that functions handle); make the data or the workflow smaller`,
-        'expression_budget_exceeded',
-      )
-    }
+    this.#stepUsed += units
+    if (this.used > this.limit) throw exceeded("The run's expressions", this.limit)
+    if (this.#stepUsed > this.stepLimit) throw exceeded("One step's expressions", this.stepLimit)
   }
+}
+
+function exceeded(who: string, limit: number): ExpressionError {
+  return new ExpressionError(
+    `${who} did more work than allowed (${limit.toLocaleString('en-US')} units: evaluated parts plus the lengths of texts and lists that functions handle); make the data or the workflow smaller`,
+    'expression_budget_exceeded',
+  )
 }
 
 /**
@@ -60,6 +77,7 @@ export const activeBudget = (): ExpressionBudget | null => active
 export function withBudget<T>(budget: ExpressionBudget | null | undefined, work: () => T): T {
   if (!budget) return work()
   const previous = active
+  budget.beginStep()
   active = budget
   try {
     return work()
