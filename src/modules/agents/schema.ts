@@ -1,5 +1,6 @@
 // Request and response schemas of agents, versions and members (CONTRACT §9).
 import { t } from 'elysia'
+import { DateTime } from '../../platform/http/schema-pieces.ts'
 import { pageQueryFields, uncappedList } from '../../platform/http/paging.ts'
 import { MAX_NAME_LENGTH } from './names.ts'
 
@@ -7,7 +8,6 @@ export const MAX_DESCRIPTION_LENGTH = 300
 export const MAX_INSTRUCTIONS_LENGTH = 4000
 export const MAX_NOTE_LENGTH = 500
 
-const DateTime = t.String({ format: 'date-time' })
 const Description = t.String({ minLength: 1, maxLength: MAX_DESCRIPTION_LENGTH })
 const Instructions = t.String({ minLength: 1, maxLength: MAX_INSTRUCTIONS_LENGTH })
 // Raw names are normalised before the kebab-case and length rule applies, so the schema only asks for a string.

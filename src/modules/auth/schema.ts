@@ -1,7 +1,7 @@
 // Request and response schemas of sign-in, the caller's identity, password change and API tokens.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { DisplayName } from '../../platform/http/schema-pieces.ts'
+import { DateTime, DisplayName, NullableDateTime } from '../../platform/http/schema-pieces.ts'
 import { MIN_PASSWORD_LENGTH } from './passwords.ts'
 
 export const LoginBody = t.Object({
@@ -36,8 +36,8 @@ export const ApiToken = t.Object({
   name: t.String(),
   kind: t.Union([t.Literal('org'), t.Literal('pat')]),
   hint: t.String({ description: 'The last four characters of the token' }),
-  created_at: t.String({ format: 'date-time' }),
-  revoked_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  created_at: DateTime,
+  revoked_at: NullableDateTime,
 })
 
 export const RevokedApiTokens = t.Object({ revoked: t.Integer({ minimum: 0, description: 'How many tokens were live and are now revoked' }) })

@@ -1,5 +1,6 @@
 // Request and response schemas of context types (spec "Context type", CONTRACT §8).
 import { t } from 'elysia'
+import { DateTime } from '../../platform/http/schema-pieces.ts'
 
 const Text = (maxLength: number, description: string) => t.String({ maxLength, description })
 
@@ -20,8 +21,8 @@ export const ContextType = t.Object({
   when_to_use: t.String(),
   how_to_generate: t.String(),
   created_by: t.String({ description: 'E-mail of the user who created it' }),
-  created_at: t.String({ format: 'date-time' }),
-  updated_at: t.String({ format: 'date-time' }),
+  created_at: DateTime,
+  updated_at: DateTime,
 })
 
 export const ContextTypeIdParams = t.Object({ id: t.String() })

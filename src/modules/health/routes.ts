@@ -1,6 +1,7 @@
 // GET /api/health, /api/health/live, /api/health/ready: public, for people, load balancers and systemd (CONTRACT §4).
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
+import { NullableDateTime } from '../../platform/http/schema-pieces.ts'
 import type { HealthService } from './service.ts'
 
 const Check = t.Union([t.Literal('pass'), t.Literal('warn'), t.Literal('fail')])
@@ -14,7 +15,7 @@ const HealthReport = t.Object({
   license: t.Object({
     status: t.Union([t.Literal('valid'), t.Literal('grace'), t.Literal('expired'), t.Literal('none')]),
     mode: t.Union([t.Literal('production'), t.Literal('test')]),
-    expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    expires_at: NullableDateTime,
     evaluation: t.Boolean({ description: 'True while the instance runs on the 30-day evaluation started at setup' }),
   }),
   checks: t.Object({

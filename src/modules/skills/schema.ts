@@ -1,7 +1,7 @@
 // Request and response schemas of skill validation, an agent's skills and the skill list (CONTRACT §11).
 import { t } from 'elysia'
+import { DateTime } from '../../platform/http/schema-pieces.ts'
 
-const DateTime = t.String({ format: 'date-time' })
 const Content = t.String({ description: 'The whole SKILL.md: YAML frontmatter between `---` lines, then the Markdown body' })
 
 export const ValidateSkillBody = t.Object({

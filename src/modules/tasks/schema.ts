@@ -1,7 +1,7 @@
 // Request and response schemas of tasks, runs and threads (CONTRACT §7).
 import { t } from 'elysia'
 import { pagedList, pageQueryFields } from '../../platform/http/paging.ts'
-import { DisplayName } from '../../platform/http/schema-pieces.ts'
+import { DateTime, DisplayName } from '../../platform/http/schema-pieces.ts'
 
 const Visibility = t.Union([t.Literal('private'), t.Literal('public')])
 const State = t.Union([t.Literal('enabled'), t.Literal('disabled')])
@@ -9,7 +9,6 @@ const ThreadPolicy = t.Union([t.Literal('new_each_run'), t.Literal('append')])
 const Frequency = t.Union([t.Literal('manual'), t.Literal('hourly'), t.Literal('daily'), t.Literal('weekly'), t.Literal('monthly'), t.Literal('cron')])
 const RunStatus = t.Union([t.Literal('running'), t.Literal('succeeded'), t.Literal('failed')])
 const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
-const DateTime = t.String({ format: 'date-time' })
 
 const Name = DisplayName(200)
 const Prompt = t.String({ minLength: 1, maxLength: 32_000 })

@@ -1,7 +1,7 @@
 // Request and response schemas of user management.
 import { t } from 'elysia'
+import { DateTime, DisplayName } from '../../platform/http/schema-pieces.ts'
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts'
-import { DisplayName } from '../../platform/http/schema-pieces.ts'
 
 export const Role = t.Union([t.Literal('admin'), t.Literal('member')])
 const Password = t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 })
@@ -13,8 +13,8 @@ export const User = t.Object({
   name: t.String(),
   role: Role,
   active: t.Boolean(),
-  created_at: t.String({ format: 'date-time' }),
-  updated_at: t.String({ format: 'date-time' }),
+  created_at: DateTime,
+  updated_at: DateTime,
 })
 
 export const CreateUserBody = t.Object({

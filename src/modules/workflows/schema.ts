@@ -3,12 +3,10 @@ import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { AUDIT_PAGING } from '../../platform/audit.ts'
 import { pagedList, pageQueryFields } from '../../platform/http/paging.ts'
-import { DisplayName } from '../../platform/http/schema-pieces.ts'
+import { DateTime, DisplayName, NullableDateTime } from '../../platform/http/schema-pieces.ts'
 
 // A record, not an open object: the server's TypeBox Clean keeps a record's entries but drops an open object's unknown keys.
 const Free = t.Record(t.String(), t.Unknown())
-const DateTime = t.String({ format: 'date-time' })
-const NullableDate = t.Union([DateTime, t.Null()])
 
 const Node = t.Object({
   id: t.String({ minLength: 1, maxLength: 64 }),
@@ -109,7 +107,7 @@ export const Run = t.Object({
   result: t.Unknown(),
   error: t.Union([t.Object({ code: t.String(), message: t.String(), node_id: t.Optional(t.String()) }), t.Null()]),
   started_at: DateTime,
-  finished_at: NullableDate,
+  finished_at: NullableDateTime,
   waiting: t.Union([t.Object({ gate_id: t.String(), message: t.String(), since: DateTime, expires_at: DateTime, data: t.Optional(t.Unknown()) }), t.Null()]),
   steps: t.Optional(t.Array(Step)),
 })
@@ -119,7 +117,7 @@ export const OrgSettingsBody = t.Object({ workflow_recording: t.Optional(Recordi
 export const OrgSettings = t.Object({
   workflow_recording: Recording,
   workflow_retention_days: Type.Integer(),
-  updated_at: NullableDate,
+  updated_at: NullableDateTime,
   updated_by: t.Union([t.String(), t.Null()]),
 })
 export const AuditQuery = t.Object({
