@@ -7,7 +7,7 @@
 // or owner does not open. A database without its key file (restored without FILE.keys) gives `key_missing`
 // errors the caller reports as "not connected", never a crash.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { isoTime, systemClock, type Clock } from './clock.ts'
 import { SecretStore } from './secrets.ts'

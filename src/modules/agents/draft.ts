@@ -1,7 +1,8 @@
 // Reading and writing an agent's draft and live documents: the API other modules (tasks, workflows, skills) build on.
-import type { Kysely, Transaction } from 'kysely'
+import type { Kysely } from 'kysely'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
+import { inTransaction } from '../../platform/db/transaction.ts'
 import { HttpError, notFound } from '../../platform/http/http-error.ts'
 import { AGENT_NOT_FOUND } from './access.ts'
 import { documentHash, parseDocument, serialiseDocument, type AgentDocument } from './document.ts'
@@ -16,11 +17,6 @@ export interface AgentsStore {
 export interface VersionDocument {
   version: number
   document: AgentDocument
-}
-
-/** Runs `work` in a transaction, joining the caller's if `db` already is one (Kysely cannot nest them). */
-export function inTransaction<R>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<R>): Promise<R> {
-  return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work)
 }
 
 /** The draft document, or null when the agent does not exist. Callers check access first (authorizeAgent). */
