@@ -5,6 +5,7 @@ import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { conflict, notAuthenticated } from '../../platform/http/http-error.ts'
 import { newId, randomToken, safeEqual } from '../../platform/ids.ts'
+import { KeyedLock } from '../../platform/keyed-lock.ts'
 import type { Logger } from '../../platform/log.ts'
 import type { SecretStore } from '../../platform/secrets.ts'
 import { mintApiToken } from '../auth/api-tokens.ts'
@@ -39,8 +40,8 @@ export class TenantService {
   #provisioned = false
   #setupToken: string | null = null
   #accessTokenKey: Buffer | null = null
-  /** The setup in progress: setups run one at a time, so the key on disk is always the key of the setup that won. */
-  #running: Promise<unknown> = Promise.resolve()
+  /** Setups run one at a time, so the key on disk is always the key of the setup that won. */
+  readonly #setupLock = new KeyedLock()
 
   constructor(options: TenantServiceOptions) {
     this.#options = options
@@ -95,9 +96,7 @@ export class TenantService {
   setup(input: SetupInput): Promise<{ tenant_org_token: string }> {
     // Two racing setups used to write two keys: the loser's could stay on disk while the winner's signed sessions,
     // so every session died at the next restart. Queued, the second sees the first's result (409) before writing.
-    const run = this.#running.then(() => this.#setupAlone(input))
-    this.#running = run.catch(() => undefined)
-    return run
+    return this.#setupLock.run('setup', () => this.#setupAlone(input))
   }
 
   async #setupAlone(input: SetupInput): Promise<{ tenant_org_token: string }> {
