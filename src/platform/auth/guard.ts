@@ -12,6 +12,11 @@ export interface AuthRequirement {
    * only take access away (revoking a token, deactivating a user) or restore it (applying a licence).
    */
   readonly whenLicenseLapsed?: 'allowed'
+  /**
+   * The `WWW-Authenticate` value of this route's 401 (default `Bearer`). MCP endpoints answer
+   * `Bearer resource_metadata="…"` so clients can discover how to sign in; a function sees the request (its host).
+   */
+  readonly challenge?: string | ((request: Request) => string)
 }
 
 export interface GuardOptions {
@@ -38,11 +43,11 @@ export const AUTH_REQUIREMENT_KEY = 'x-agentbox-auth'
 export function authGuard({ authenticate, licenseLapsed }: GuardOptions) {
   return new Elysia({ name: 'auth-guard' }).macro({
     auth: (requirement: Role | AuthRequirement) => {
-      const { role, whenLicenseLapsed } = typeof requirement === 'string' ? { role: requirement, whenLicenseLapsed: undefined } : requirement
+      const { role, whenLicenseLapsed, challenge } = typeof requirement === 'string' ? { role: requirement } : requirement
       return {
         detail: { security: [{ bearer: [] }], [AUTH_REQUIREMENT_KEY]: { role, whenLicenseLapsed } },
         transform(context: GuardedContext) {
-          const principal = authenticate(context.request.headers.get('authorization'))
+          const principal = challenge === undefined ? authenticate(context.request.headers.get('authorization')) : authenticateWith(authenticate, context.request, challenge)
           if (role === 'admin' && principal.role !== 'admin') throw forbidden()
           if (whenLicenseLapsed !== 'allowed' && MUTATING.has(context.request.method) && licenseLapsed()) {
             throw new HttpError(402, LICENSE_EXPIRED)
@@ -55,6 +60,17 @@ export function authGuard({ authenticate, licenseLapsed }: GuardOptions) {
       }
     },
   })
+}
+
+/** Authenticates, answering a 401 with the route's own challenge instead of the default `Bearer`. */
+function authenticateWith(authenticate: Authenticate, request: Request, challenge: string | ((request: Request) => string)): Principal {
+  try {
+    return authenticate(request.headers.get('authorization'))
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 401) throw error
+    const value = typeof challenge === 'string' ? challenge : challenge(request)
+    throw new HttpError(401, error.detail, { ...error.headers, 'www-authenticate': value })
+  }
 }
 
 export type AuthGuard = ReturnType<typeof authGuard>
