@@ -3,7 +3,6 @@ import { Elysia } from 'elysia'
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config.ts'
-import { authGuard } from './platform/auth/guard.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
@@ -13,31 +12,10 @@ import { openApiRoutes } from './platform/http/openapi.ts'
 import { withRequestTracking, type FetchHandler } from './platform/http/request-tracking.ts'
 import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
-import type { CapabilityModule, ModuleContext } from './platform/module-context.ts'
+import type { CapabilityModule } from './platform/module-context.ts'
 import { SecretStore } from './platform/secrets.ts'
 import { lockDataDir, type DataDirLock } from './platform/data-dir-lock.ts'
-import { consoleRoutes } from './modules/console/routes.ts'
-import { createAgentsModule } from './modules/agents/module.ts'
-import { agentVisibleTo, liveInstructions } from './modules/agents/service.ts'
-import { createContextTypesModule } from './modules/context-types/module.ts'
-import { createInteractionsModule } from './modules/interactions/module.ts'
-import { createSettingsModule } from './modules/settings/module.ts'
-import { createSkillsModule } from './modules/skills/module.ts'
-import { createWorkflowsModule } from './modules/workflows/module.ts'
-import { createTasksModule } from './modules/tasks/module.ts'
-import { createAuthenticator } from './modules/auth/authenticator.ts'
-import { LoginRateLimiter } from './modules/auth/rate-limit.ts'
-import { authRoutes } from './modules/auth/routes.ts'
-import { AuthService } from './modules/auth/service.ts'
-import { healthRoutes } from './modules/health/routes.ts'
-import { HealthService } from './modules/health/service.ts'
-import { keyringFor } from './modules/license/keyring.ts'
-import { licenseRoutes } from './modules/license/routes.ts'
-import { LicenseService } from './modules/license/service.ts'
-import { tenantRoutes } from './modules/tenant/routes.ts'
-import { TenantService } from './modules/tenant/service.ts'
-import { usersRoutes } from './modules/users/routes.ts'
-import { UsersService } from './modules/users/service.ts'
+import { createModules, inStartOrder, type Modules } from './modules/registry.ts'
 import { VERSION } from './version.ts'
 
 export const DATABASE_FILE = 'agentbox.db'
@@ -55,11 +33,13 @@ export interface ServerOverrides {
 }
 
 export interface AgentboxServer {
-  readonly app: ReturnType<typeof buildApp>['app']
+  readonly app: ReturnType<typeof buildApp>
   /** The full request path (request id, access log, then the app); what the listening server calls and tests use. */
   readonly fetch: FetchHandler
   readonly config: Config
   readonly database: DatabaseHandle
+  /** Every module by name: its service is what tests (and later other transports) call. */
+  readonly modules: Modules
   /** The setup link's token while unprovisioned, else null. */
   readonly setupToken: string | null
   /** Starts listening; resolves with the bound port (useful with port 0). */
@@ -68,68 +48,18 @@ export interface AgentboxServer {
   stop(): Promise<void>
 }
 
-interface Services {
-  config: Config
-  clock: Clock
-  logger: Logger
-  database: DatabaseHandle
-  license: LicenseService
-  tenant: TenantService
-  jobs: JobRunner
-  isReady: () => boolean
-  sleep: (ms: number) => Promise<void>
-}
+/** The order routes are registered in, which is also the order of paths in the OpenAPI document. */
+const routeOrder = (m: Modules): CapabilityModule[] => [m.health, m.tenant, m.console, m.license, m.auth, m.users, m.settings, m.contextTypes, m.interactions, m.agents, m.skills, m.workflows, m.tasks]
 
-function buildApp({ config, clock, logger, database, license, tenant, jobs, isReady, sleep }: Services) {
-  const guard = authGuard({
-    authenticate: createAuthenticator({ db: database.db, reader: database.reader, changeStamp: database.changeStamp, clock, accessTokenSecret: () => tenant.accessTokenKey }),
-    licenseLapsed: () => license.isLapsed(),
-  })
-  const context: ModuleContext = { config, clock, logger, database, guard, jobs }
-  // Tasks reach agents only through this directory: agent_id is checked on save, runs use the live instructions.
-  const tasks = createTasksModule(context, {
-    agents: {
-      liveInstructions: (agentId) => liveInstructions(database.db, agentId),
-      visibleTo: (agentId, principal) => agentVisibleTo(database.db, agentId, principal),
-    },
-  })
-  const modules: CapabilityModule[] = [
-    createSettingsModule(context),
-    createContextTypesModule(context),
-    createInteractionsModule(context),
-    createAgentsModule(context),
-    createSkillsModule(context),
-    createWorkflowsModule(context),
-    tasks,
-  ]
-  const auth = new AuthService({ db: database.db, clock, sleep, limiter: new LoginRateLimiter(clock), accessTokenKey: () => tenant.accessTokenKey })
-  const users = new UsersService(database.db, clock, license)
-  const health = new HealthService({
-    reader: database.reader,
-    dataDir: config.dataDir,
-    clock,
-    version: VERSION,
-    licenseMode: config.licenseMode,
-    license,
-    tenant,
-    scheduler: () => tasks.schedulerState(),
-    ready: isReady,
-  })
-
+function buildApp(config: Config, logger: Logger, modules: Modules) {
   // normalize 'typebox': Elysia's default (exact-mirror) rebuilds a body from the schema before validating it, so `[]`
   // where an object belongs became `{}` and passed. TypeBox's Clean validates what was sent and still drops unknown fields.
   const app: Elysia = new Elysia({ name: 'agentbox', normalize: 'typebox' })
   let routes = app
     .use(httpPlatform({ logger, limits: { json: config.bodyLimit, upload: config.uploadBodyLimit }, allowedMethods: allowedMethodsOf(() => app.routes) }))
     .use(openApiRoutes(() => app, VERSION))
-    .use(healthRoutes(health))
-    .use(tenantRoutes(tenant))
-    .use(consoleRoutes(tenant))
-    .use(licenseRoutes(guard, license))
-    .use(authRoutes(guard, auth))
-    .use(usersRoutes(guard, users))
-  for (const module of modules) routes = routes.use(module.routes)
-  return { app: routes, modules }
+  for (const module of routeOrder(modules)) routes = routes.use(module.routes)
+  return routes
 }
 
 function prepareDataDir(dataDir: string): void {
@@ -185,15 +115,13 @@ async function bootOn(
   const migration = await migrateToLatest(database, join(config.dataDir, 'backups'), clock.now())
   if (migration.applied.length > 0) logger.info('database migrated', { applied: migration.applied, backup: migration.backupPath })
 
-  const license = new LicenseService(database.db, clock, keyringFor(config.licenseMode))
-  await license.load()
-  const tenant = new TenantService({ db: database.db, clock, logger, secrets, license, configuredSetupToken: config.setupToken })
-  const setupToken = await tenant.boot()
-
   let closing = false
   const jobs = new JobRunner(logger)
-  const { app, modules } = buildApp({ config, clock, logger, database, license, tenant, jobs, isReady: () => !closing, sleep })
-  await startModules(modules, jobs)
+  const modules = createModules({ config, clock, logger, database, jobs, secrets, isReady: () => !closing, sleep })
+  const app = buildApp(config, logger, modules)
+  await startModules(inStartOrder(modules), jobs)
+  const setupToken = modules.tenant.setupTokenAtBoot()
+  const tenant = modules.tenant.service
   const fetch = withRequestTracking((request) => app.handle(request), logger)
   let listener: ReturnType<typeof Bun.serve> | undefined
 
@@ -202,6 +130,7 @@ async function bootOn(
     fetch,
     config,
     database,
+    modules,
     setupToken,
     start() {
       // Bun's own limit answers a bare 413 with no body or request id, so it sits far above ours: the body parser
@@ -234,7 +163,7 @@ async function bootOn(
         }
       }
       await jobs.stop()
-      for (const module of [...modules].reverse()) await module.stop?.()
+      for (const module of inStartOrder(modules).reverse()) await module.stop?.()
       await database.close()
       dataDirLock.release()
       logger.info('stopped')

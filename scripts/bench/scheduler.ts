@@ -14,6 +14,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../../src/config.ts'
+import { ModelProviders } from '../../src/llm/registry.ts'
 import { createTasksModule } from '../../src/modules/tasks/module.ts'
 import { authGuard } from '../../src/platform/auth/guard.ts'
 import { isoTime, systemClock } from '../../src/platform/clock.ts'
@@ -73,7 +74,7 @@ async function insertTasks(database: DatabaseHandle, rows: TasksTable[]): Promis
 function tasksModuleOver(database: DatabaseHandle, dataDir: string) {
   const config = loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir })
   const guard = authGuard({ authenticate: () => { throw notAuthenticated() }, licenseLapsed: () => false })
-  return createTasksModule({ config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger) })
+  return createTasksModule({ config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger) }, { providers: new ModelProviders(config.llm) })
 }
 
 const heapMiB = () => {

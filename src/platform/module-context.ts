@@ -17,9 +17,14 @@ export interface ModuleContext {
   readonly jobs: BackgroundJobs
 }
 
-/** One capability as the server sees it: its routes, and optional hooks around the listening lifetime. */
-export interface CapabilityModule {
+/**
+ * One capability as the server sees it: its routes, its service (what other modules, transports and tests call), and
+ * optional hooks around the listening lifetime. Every module is made by `create<X>Module(ctx, deps)`, where `deps` are
+ * the other modules' services it needs, typed; src/modules/registry.ts wires them all.
+ */
+export interface CapabilityModule<Service = unknown> {
   readonly routes: AnyElysia
+  readonly service: Service
   /** After boot, before the server takes traffic (e.g. rebuild scheduler jobs). */
   start?(): Promise<void> | void
   /** On shutdown, after requests drained and before the database closes. */

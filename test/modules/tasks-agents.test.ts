@@ -1,6 +1,5 @@
 // Tasks with agents, through the real server: agent_id is checked against what the caller may use, runs use live instructions.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { tasksModuleOf } from '../../src/modules/tasks/module.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer
@@ -24,7 +23,7 @@ async function publishedAgent(token: string, name: string, instructions: string)
 
 async function runAndRead(taskId: string, token = alice.token) {
   const run = (await t.request('POST', `/api/task/${taskId}/run`, { token })).body
-  await tasksModuleOf(t.server.database)!.scheduler.idle()
+  await t.server.modules.tasks.scheduler.idle()
   const runs = (await t.request('GET', `/api/task/${taskId}/runs`, { token })).body
   const thread = (await t.request('GET', `/api/threads/${run.thread_id}`, { token })).body
   return { run: runs.find((r: any) => r.id === run.id), reply: thread.messages.at(-1) }

@@ -1,6 +1,5 @@
 // Runs over HTTP: gates and resume (403/404/409/422), timeouts, dry runs, recording modes, history, audit, cancel, restart, retention.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { workflowsModuleOf } from '../../src/modules/workflows/module.ts'
 import { edge, gateFlow, newAgent, node, refresh, saveWorkflow, setup, type People } from '../workflows/helpers.ts'
 
 let p: People
@@ -14,7 +13,7 @@ const start = (agent: string, id: string, body: unknown = { input: { amount: 5 }
 const resume = (agent: string, runId: string, body: unknown, token = p.owner.token) => p.t.request('POST', `/api/workflows/${agent}/runs/${runId}/resume`, { token, body })
 const getRun = (agent: string, runId: string, token = p.owner.token, query = '') => p.t.request('GET', `/api/workflows/${agent}/runs/${runId}${query}`, { token })
 const setRecording = (mode: string) => p.t.request('PUT', '/api/org/settings', { token: p.admin, body: { workflow_recording: mode } })
-const module = () => workflowsModuleOf(p.t.server.database)!
+const module = () => p.t.server.modules.workflows
 
 describe('running a workflow', () => {
   test('runs the live version by default and answers when the run finishes', async () => {
@@ -147,7 +146,7 @@ describe('approval gates and resume', () => {
     const routed = await start(agent, withPorts)
     p.t.clock.advance(73 * 3600 * 1000)
     await refresh(p)
-    expect(await module().runs.expireGates()).toBeGreaterThanOrEqual(2)
+    expect(await module().service.expireGates()).toBeGreaterThanOrEqual(2)
     expect((await getRun(agent, failing.body.run_id)).body).toMatchObject({ status: 'failed', error: { code: 'approval_timeout' } })
     expect((await getRun(agent, routed.body.run_id)).body).toMatchObject({ status: 'succeeded', result: 'timed out' })
     expect((await resume(agent, failing.body.run_id, { decision: 'approve' })).status).toBe(409)

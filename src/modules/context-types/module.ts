@@ -3,6 +3,9 @@ import type { CapabilityModule, ModuleContext } from '../../platform/module-cont
 import { contextTypesRoutes } from './routes.ts'
 import { ContextTypesService } from './service.ts'
 
-export function createContextTypesModule(ctx: ModuleContext): CapabilityModule {
-  return { routes: contextTypesRoutes(ctx.guard, new ContextTypesService(ctx.database.db, ctx.clock)) }
+export type ContextTypesModule = CapabilityModule<ContextTypesService>
+
+export function createContextTypesModule(ctx: ModuleContext): ContextTypesModule {
+  const service = new ContextTypesService(ctx.database.db, ctx.clock)
+  return { routes: contextTypesRoutes(ctx.guard, service), service }
 }

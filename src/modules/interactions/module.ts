@@ -12,7 +12,10 @@ import { SummaryService } from './summary.ts'
  */
 export const RETENTION_CHECK_MS = 60 * 60 * 1000
 
-export function createInteractionsModule(ctx: ModuleContext): CapabilityModule {
+/** The service owns the group-commit queue: every module or transport that records (API actions, MCP calls, chat) uses this one. */
+export type InteractionsModule = CapabilityModule<InteractionsService>
+
+export function createInteractionsModule(ctx: ModuleContext): InteractionsModule {
   const { db } = ctx.database
   ctx.jobs.every('interaction-retention', RETENTION_CHECK_MS, async () => {
     const started = performance.now()
@@ -22,6 +25,7 @@ export function createInteractionsModule(ctx: ModuleContext): CapabilityModule {
   const interactions = new InteractionsService(db, ctx.clock)
   return {
     routes: interactionsRoutes(ctx.guard, interactions, new SummaryService(db, ctx.clock)),
+    service: interactions,
     // Requests waiting on a group commit are in flight, so the drain already waited for them; this is the backstop.
     stop: () => interactions.flush(),
   }

@@ -3,6 +3,9 @@ import type { CapabilityModule, ModuleContext } from '../../platform/module-cont
 import { settingsRoutes } from './routes.ts'
 import { SettingsService } from './service.ts'
 
-export function createSettingsModule(ctx: ModuleContext): CapabilityModule {
-  return { routes: settingsRoutes(ctx.guard, new SettingsService(ctx.database.db, ctx.clock)) }
+export type SettingsModule = CapabilityModule<SettingsService>
+
+export function createSettingsModule(ctx: ModuleContext): SettingsModule {
+  const service = new SettingsService(ctx.database.db, ctx.clock)
+  return { routes: settingsRoutes(ctx.guard, service), service }
 }

@@ -2,6 +2,9 @@
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
 import { skillRoutes } from './routes.ts'
 
-export function createSkillsModule(ctx: ModuleContext): CapabilityModule {
-  return { routes: skillRoutes(ctx.guard, { db: ctx.database.db, clock: ctx.clock }) }
+/** Skills are functions over the agents' store (skills live in the agent document); no service object yet. */
+export type SkillsModule = CapabilityModule<null>
+
+export function createSkillsModule(ctx: ModuleContext): SkillsModule {
+  return { routes: skillRoutes(ctx.guard, { db: ctx.database.db, clock: ctx.clock }), service: null }
 }

@@ -1,7 +1,7 @@
 // The tasks capability as the server wires it: routes, the scheduler's lifetime, and its state for /api/health.
 import type { DatabaseHandle } from '../../platform/db/database.ts'
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
-import { ModelProviders } from '../../llm/registry.ts'
+import type { ModelProviders } from '../../llm/registry.ts'
 import type { SchedulerState } from '../health/service.ts'
 import { scheduleOf } from './records.ts'
 import { tasksRoutes } from './routes.ts'
@@ -12,7 +12,9 @@ import { TasksService } from './service.ts'
 export type { AgentDirectory } from './runs.ts'
 
 export interface TasksModuleDeps {
-  /** The agents capability, once wired: checks agent_id on create/update and supplies live instructions to runs. */
+  /** The model providers every module shares (one client per provider). */
+  readonly providers: ModelProviders
+  /** The agents capability: checks agent_id on create/update and supplies live instructions to runs. */
   readonly agents?: AgentDirectory
 }
 
@@ -28,11 +30,10 @@ export interface SchedulerControl {
   nextRunOf(taskId: string): number | undefined
 }
 
-export interface TasksModule extends CapabilityModule {
+export interface TasksModule extends CapabilityModule<TasksService> {
   /** What /api/health reports under checks.scheduler. */
   schedulerState(): SchedulerState
   readonly scheduler: SchedulerControl
-  readonly service: TasksService
 }
 
 /** How long shutdown lets runs in flight finish before it aborts their model calls (within the contract's 10 s). */
@@ -42,10 +43,10 @@ const STOP_GRACE_MS = 5_000
 const byDatabase = new WeakMap<DatabaseHandle, TasksModule>()
 export const tasksModuleOf = (database: DatabaseHandle): TasksModule | undefined => byDatabase.get(database)
 
-export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps = {}): TasksModule {
+export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps): TasksModule {
   const { clock, logger, database, guard, config } = ctx
   const db = database.db
-  const providers = new ModelProviders(config.llm)
+  const { providers } = deps
   const agents = deps.agents ?? null
   const runner = new TaskRunner({ db, clock, logger, providers, agents })
   const scheduler = new Scheduler(clock, logger, runner)

@@ -1,15 +1,13 @@
 // The workflows capability as the server wires it: routes, gate-timeout sweep, retention pruning, crash recovery at boot.
 import { Elysia } from 'elysia'
-import type { DatabaseHandle } from '../../platform/db/database.ts'
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
-import { ModelProviders } from '../../llm/registry.ts'
+import type { ModelProviders } from '../../llm/registry.ts'
 import { orgRoutes } from './org-routes.ts'
 import { readOrgSettings } from './org-settings.ts'
 import { workflowRoutes } from './routes.ts'
 import { WorkflowRuns } from './runs/service.ts'
 
-export interface WorkflowsModule extends CapabilityModule {
-  readonly runs: WorkflowRuns
+export interface WorkflowsModule extends CapabilityModule<WorkflowRuns> {
   /** One retention pass with the org's retention_days; returns how many runs were pruned. */
   prune(): Promise<number>
 }
@@ -17,18 +15,14 @@ export interface WorkflowsModule extends CapabilityModule {
 const GATE_SWEEP_MS = 30_000
 const PRUNE_MS = 3_600_000
 
-/** Test hook: tests reach a server's workflow runs (gate sweep, pruning) by its database handle, as with tasks. */
-const byDatabase = new WeakMap<DatabaseHandle, WorkflowsModule>()
-export const workflowsModuleOf = (database: DatabaseHandle): WorkflowsModule | undefined => byDatabase.get(database)
-
-export function createWorkflowsModule(ctx: ModuleContext): WorkflowsModule {
-  const { database, clock, logger, guard, config, jobs } = ctx
-  const runs = new WorkflowRuns({ db: database.db, clock, logger, providers: new ModelProviders(config.llm) })
+export function createWorkflowsModule(ctx: ModuleContext, deps: { readonly providers: ModelProviders }): WorkflowsModule {
+  const { database, clock, logger, guard, jobs } = ctx
+  const runs = new WorkflowRuns({ db: database.db, clock, logger, providers: deps.providers })
   const store = { db: database.db, clock }
   const prune = async () => runs.pruneFinished((await readOrgSettings(database.db)).workflow_retention_days)
   const module: WorkflowsModule = {
     routes: new Elysia({ name: 'workflows' }).use(workflowRoutes(guard, store, runs)).use(orgRoutes(guard, database, clock)),
-    runs,
+    service: runs,
     prune,
     async start() {
       const interrupted = await runs.recoverInterrupted()
@@ -43,6 +37,5 @@ export function createWorkflowsModule(ctx: ModuleContext): WorkflowsModule {
       })
     },
   }
-  byDatabase.set(database, module)
   return module
 }

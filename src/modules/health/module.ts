@@ -1,0 +1,33 @@
+// The health capability as the server wires it: /api/health (database, scheduler, disk, licence), /live and /ready.
+import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import { VERSION } from '../../version.ts'
+import type { LicenseService } from '../license/service.ts'
+import type { TenantService } from '../tenant/service.ts'
+import { healthRoutes } from './routes.ts'
+import { HealthService, type SchedulerState } from './service.ts'
+
+export interface HealthModuleDeps {
+  readonly license: LicenseService
+  readonly tenant: TenantService
+  /** The task scheduler's state, for checks.scheduler. */
+  readonly scheduler: () => SchedulerState
+  /** False once shutdown has begun: /ready answers 503 so load balancers stop sending traffic. */
+  readonly ready: () => boolean
+}
+
+export type HealthModule = CapabilityModule<HealthService>
+
+export function createHealthModule(ctx: ModuleContext, deps: HealthModuleDeps): HealthModule {
+  const service = new HealthService({
+    reader: ctx.database.reader,
+    dataDir: ctx.config.dataDir,
+    clock: ctx.clock,
+    version: VERSION,
+    licenseMode: ctx.config.licenseMode,
+    license: deps.license,
+    tenant: deps.tenant,
+    scheduler: deps.scheduler,
+    ready: deps.ready,
+  })
+  return { routes: healthRoutes(service), service }
+}

@@ -1,0 +1,89 @@
+// Every capability module, made in one place with its typed dependencies: what a new module (applications, MCP, chat)
+// needs from the others is visible here and nowhere else.
+import type { Config } from '../config.ts'
+import { ModelProviders } from '../llm/registry.ts'
+import { authGuard } from '../platform/auth/guard.ts'
+import type { Clock } from '../platform/clock.ts'
+import type { DatabaseHandle } from '../platform/db/database.ts'
+import type { JobRunner } from '../platform/jobs.ts'
+import type { Logger } from '../platform/log.ts'
+import type { CapabilityModule, ModuleContext } from '../platform/module-context.ts'
+import type { SecretStore } from '../platform/secrets.ts'
+import { createAgentsModule, type AgentsModule } from './agents/module.ts'
+import { createAuthenticator } from './auth/authenticator.ts'
+import { createAuthModule, type AuthModule } from './auth/module.ts'
+import { createConsoleModule, type ConsoleModule } from './console/module.ts'
+import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
+import { createHealthModule, type HealthModule } from './health/module.ts'
+import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
+import { createLicenseModule, type LicenseModule } from './license/module.ts'
+import { createSettingsModule, type SettingsModule } from './settings/module.ts'
+import { createSkillsModule, type SkillsModule } from './skills/module.ts'
+import { createTasksModule, type TasksModule } from './tasks/module.ts'
+import { createTenantModule, type TenantModule } from './tenant/module.ts'
+import { createUsersModule, type UsersModule } from './users/module.ts'
+import { createWorkflowsModule, type WorkflowsModule } from './workflows/module.ts'
+
+/** The server's modules by name: how the server starts and stops them, and how tests reach a service. */
+export interface Modules {
+  readonly license: LicenseModule
+  readonly tenant: TenantModule
+  readonly health: HealthModule
+  readonly console: ConsoleModule
+  readonly auth: AuthModule
+  readonly users: UsersModule
+  readonly settings: SettingsModule
+  readonly contextTypes: ContextTypesModule
+  readonly interactions: InteractionsModule
+  readonly agents: AgentsModule
+  readonly skills: SkillsModule
+  readonly workflows: WorkflowsModule
+  readonly tasks: TasksModule
+}
+
+export interface Platform {
+  readonly config: Config
+  readonly clock: Clock
+  readonly logger: Logger
+  readonly database: DatabaseHandle
+  readonly jobs: JobRunner
+  readonly secrets: SecretStore
+  /** False once shutdown has begun. */
+  readonly isReady: () => boolean
+  /** How the login throttle waits (tests record instead of sleeping). */
+  readonly sleep?: (ms: number) => Promise<void>
+}
+
+export function createModules(platform: Platform): Modules {
+  const { config, clock, logger, database, jobs, secrets } = platform
+  // The guard reads the licence and the signing key only when a request comes, after every module below exists.
+  const guard = authGuard({
+    authenticate: createAuthenticator({ db: database.db, reader: database.reader, changeStamp: database.changeStamp, clock, accessTokenSecret: () => tenant.service.accessTokenKey }),
+    licenseLapsed: () => license.service.isLapsed(),
+  })
+  const ctx: ModuleContext = { config, clock, logger, database, guard, jobs }
+  const license = createLicenseModule(ctx)
+  const tenant = createTenantModule(ctx, { license: license.service, secrets })
+  // One client per model provider for everything that calls a model.
+  const providers = new ModelProviders(config.llm)
+  const agents = createAgentsModule(ctx)
+  const tasks = createTasksModule(ctx, { providers, agents: agents.service })
+  return {
+    license,
+    tenant,
+    health: createHealthModule(ctx, { license: license.service, tenant: tenant.service, scheduler: () => tasks.schedulerState(), ready: platform.isReady }),
+    console: createConsoleModule({ tenant: tenant.service }),
+    auth: createAuthModule(ctx, { tenant: tenant.service, sleep: platform.sleep }),
+    users: createUsersModule(ctx, { license: license.service }),
+    settings: createSettingsModule(ctx),
+    contextTypes: createContextTypesModule(ctx),
+    interactions: createInteractionsModule(ctx),
+    agents,
+    skills: createSkillsModule(ctx),
+    workflows: createWorkflowsModule(ctx, { providers }),
+    tasks,
+  }
+}
+
+/** Boot order (the licence before the tenant, both before anything takes traffic); shutdown runs it backwards. */
+export const inStartOrder = (modules: Modules): CapabilityModule[] => Object.values(modules)

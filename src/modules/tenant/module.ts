@@ -1,0 +1,29 @@
+// The tenant capability as the server wires it: the setup token at boot, and POST /api/tenant/setup.
+import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { SecretStore } from '../../platform/secrets.ts'
+import type { LicenseService } from '../license/service.ts'
+import { tenantRoutes } from './routes.ts'
+import { TenantService } from './service.ts'
+
+export interface TenantModuleDeps {
+  readonly license: LicenseService
+  readonly secrets: SecretStore
+}
+
+export interface TenantModule extends CapabilityModule<TenantService> {
+  /** The setup link's token as boot found or made it; null when the instance was already provisioned. */
+  readonly setupTokenAtBoot: () => string | null
+}
+
+export function createTenantModule(ctx: ModuleContext, deps: TenantModuleDeps): TenantModule {
+  const service = new TenantService({ db: ctx.database.db, clock: ctx.clock, logger: ctx.logger, secrets: deps.secrets, license: deps.license, configuredSetupToken: ctx.config.setupToken })
+  let setupToken: string | null = null
+  return {
+    routes: tenantRoutes(service),
+    service,
+    setupTokenAtBoot: () => setupToken,
+    async start() {
+      setupToken = await service.boot()
+    },
+  }
+}
