@@ -1,5 +1,6 @@
 // The shape of a definition the engine and validation both need: map bodies, back-edges, ancestry, concurrency.
-import { portOf, portsExclude, type Connection, type WorkflowDefinition, type WorkflowNode } from './types.ts'
+import { portOf, portsExclude } from '../nodes/index.ts'
+import type { Connection, WorkflowDefinition, WorkflowNode } from './types.ts'
 
 export interface Edge {
   index: number

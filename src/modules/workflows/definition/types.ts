@@ -1,4 +1,5 @@
-// The workflow definition as stored in the agent document (CONTRACT §10) and the node types with their ports.
+// The workflow definition as stored in the agent document, the node type names and the run limits (each type's ports
+// and behaviour: nodes/).
 
 export const NODE_TYPES = ['agentbox.set', 'agentbox.if', 'agentbox.map', 'agentbox.join', 'agentbox.llm', 'agentbox.approval', 'agentbox.output'] as const
 export type NodeType = (typeof NODE_TYPES)[number]
@@ -47,31 +48,6 @@ export interface StoredWorkflow {
   updated_at: string
 }
 
-/** Ports each node type emits on; the first is the default when a connection names none. */
-export const PORTS: Readonly<Record<NodeType, readonly string[]>> = {
-  'agentbox.set': ['main', 'error'],
-  'agentbox.llm': ['main', 'error'],
-  'agentbox.if': ['true', 'false', 'error'],
-  'agentbox.map': ['loop', 'done', 'error'],
-  'agentbox.join': ['main'],
-  'agentbox.approval': ['approved', 'rejected', 'timeout'],
-  'agentbox.output': [],
-}
-
-/** Node types whose ports are alternatives: exactly one of them fires per activation (what makes branches exclusive). */
-export const EXCLUSIVE_PORTS: ReadonlySet<NodeType> = new Set(['agentbox.if', 'agentbox.approval', 'agentbox.set', 'agentbox.llm'])
-
-/** True when an activation of a `type` node can never emit on both `a` and `b`. */
-export function portsExclude(type: NodeType, a: string, b: string): boolean {
-  if (a === b) return false
-  if (EXCLUSIVE_PORTS.has(type)) return true
-  // A map emits `done` after its loop, or `error` instead of `done` (on_error: error_output): never both.
-  return type === 'agentbox.map' && ((a === 'done' && b === 'error') || (a === 'error' && b === 'done'))
-}
-
-/** Node types that can fail a step and so take on_error / retry. */
-export const FALLIBLE: ReadonlySet<NodeType> = new Set(['agentbox.set', 'agentbox.llm', 'agentbox.if', 'agentbox.map', 'agentbox.output'])
-
 export const LIMITS = Object.freeze({
   nodes: 500,
   connections: 2000,
@@ -102,5 +78,3 @@ const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
 const RESERVED_NODE_IDS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
 
 export const isValidNodeId = (id: unknown): id is string => typeof id === 'string' && NODE_ID_PATTERN.test(id) && !RESERVED_NODE_IDS.has(id)
-
-export const portOf = (node: WorkflowNode, connection: Connection): string => connection.port ?? PORTS[node.type][0] ?? 'main'

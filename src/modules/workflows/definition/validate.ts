@@ -5,7 +5,8 @@ import { parseExpression } from '../expr/parse.ts'
 import { collectExpressions } from '../expr/template.ts'
 import { graphOf } from './graph.ts'
 import { checkParams, findReservedKey } from './params.ts'
-import { FALLIBLE, isValidNodeId, LIMITS, NODE_TYPES, PORTS, type NodeType, type WorkflowDefinition } from './types.ts'
+import { NODE_KINDS } from '../nodes/index.ts'
+import { isValidNodeId, LIMITS, NODE_TYPES, type NodeType, type WorkflowDefinition } from './types.ts'
 
 const ROOT = ['body', 'definition'] as const
 
@@ -32,8 +33,8 @@ export function validateDefinition(definition: WorkflowDefinition): ValidationIs
     if (seen.has(node.id)) add([...at, 'id'], `Duplicate node id '${node.id}' (also node ${seen.get(node.id)})`, node.id)
     else seen.set(node.id, i)
     if (!NODE_TYPES.includes(node.type)) return add([...at, 'type'], `Unknown node type; use one of ${NODE_TYPES.join(', ')}`, node.type)
-    if (node.on_error === 'error_output' && !PORTS[node.type].includes('error')) add([...at, 'on_error'], `${node.type} has no error port`, node.on_error)
-    if (node.on_error !== undefined && node.on_error !== 'stop' && !FALLIBLE.has(node.type)) add([...at, 'on_error'], `${node.type} steps cannot fail, so on_error does not apply`, node.on_error)
+    if (node.on_error === 'error_output' && !NODE_KINDS[node.type].ports.includes('error')) add([...at, 'on_error'], `${node.type} has no error port`, node.on_error)
+    if (node.on_error !== undefined && node.on_error !== 'stop' && !NODE_KINDS[node.type].fallible) add([...at, 'on_error'], `${node.type} steps cannot fail, so on_error does not apply`, node.on_error)
     const retry = node.retry
     if (retry) {
       if (retry.max_tries !== undefined && !(Number.isInteger(retry.max_tries) && retry.max_tries >= 1 && retry.max_tries <= LIMITS.retryTriesCap)) add([...at, 'retry', 'max_tries'], `max_tries must be an integer from 1 to ${LIMITS.retryTriesCap}`, retry.max_tries)
@@ -51,7 +52,7 @@ export function validateDefinition(definition: WorkflowDefinition): ValidationIs
     if (!from) add(['connections', i, 'from'], `No node '${c.from}'`, c.from)
     if (!byId.has(c.to)) add(['connections', i, 'to'], `No node '${c.to}'`, c.to)
     if (!from || !NODE_TYPES.includes(from.type)) return
-    const ports = PORTS[from.type as NodeType]
+    const ports = NODE_KINDS[from.type as NodeType].ports
     if (c.port !== undefined && !ports.includes(c.port)) add(['connections', i, 'port'], ports.length ? `${from.type} has ports ${ports.join(', ')}` : `${from.type} has no outgoing ports`, c.port)
     else if (c.port === undefined && (from.type === 'agentbox.if' || from.type === 'agentbox.map')) add(['connections', i, 'port'], `Connections from ${from.type} must name a port (${ports.slice(0, 2).join(' or ')})`)
     else if (ports.length === 0) add(['connections', i, 'from'], `${from.type} has no outgoing ports`, c.from)

@@ -1,5 +1,5 @@
 // The in-process engine: runs a definition's graph step by step, pauses at a gate with a serialisable state, resumes from it.
-import { isoTime, type Clock } from '../../../platform/clock.ts'
+import { isoTime } from '../../../platform/clock.ts'
 import { ExpressionBudget, jsonSizeUpTo, mib } from '../expr/budget.ts'
 import { ExpressionError } from '../expr/errors.ts'
 import type { Scope } from '../expr/evaluate.ts'
@@ -9,80 +9,11 @@ import { graphOf, type Edge, type WorkflowGraph } from '../definition/graph.ts'
 import { isValidNodeId, LIMITS, type WorkflowDefinition, type WorkflowNode } from '../definition/types.ts'
 import { RunAbort, StepError, StepFailure, type StepErrorInfo } from './errors.ts'
 import { mergePatch } from './merge-patch.ts'
-import { runNode, stepDataOf, type NodeResult } from './nodes.ts'
+import { runNode, stepDataOf } from '../nodes/index.ts'
 import type { Decision, StepTrace } from './trace.ts'
+import type { Activation, EngineHost, EngineState, GateDecision, NodeResult, Outcome, PendingGate, RunInfo } from './types.ts'
 
-export interface RunInfo {
-  id: string
-  input: unknown
-  started_at: string
-  starter: string
-  dry_run: boolean
-  workflow: { id: string; name: string; version: number | null; agent: string }
-}
-
-export interface LlmCall {
-  provider?: string
-  model?: string
-  system?: string
-  prompt: string
-}
-
-/** What the engine needs from outside: time, models, the cancel flag and (dry runs) the caller's step data. */
-export interface EngineHost {
-  clock: Clock
-  callLlm(call: LlmCall): Promise<{ text: string; provider: string; model: string }>
-  isCancelled(): boolean
-  /** Dry runs only: outputs for llm steps and decisions for gates, by node id. */
-  stepData: Record<string, unknown> | null
-  onTrace(trace: StepTrace): void
-  /** Waits between retries; tests replace it. */
-  sleep(ms: number): Promise<void>
-}
-
-interface Activation {
-  node: string
-  json: unknown
-}
-
-/** Everything needed to continue a run: JSON only, so it is the approval checkpoint as stored. */
-export interface EngineState {
-  queue: Activation[]
-  outputs: Record<string, unknown>
-  edges: Record<number, 'delivered' | 'skipped'>
-  joins: Record<string, Record<string, unknown>>
-  settled: string[]
-  result: unknown
-  steps: number
-  seq: number
-  active_ms: number
-  /** Expression work spent so far (ExpressionBudget); absent in checkpoints saved before it existed. */
-  expr_units?: number
-  /** Step output bytes (estimated JSON) so far, against LIMITS.runOutputBytesCap. */
-  output_bytes?: number
-}
-
-export interface PendingGate {
-  gate_id: string
-  message: string
-  data: unknown
-  timeout_s: number
-}
-
-export type RunError = { code: string; message: string; node_id?: string }
-
-export type Outcome =
-  | { kind: 'finished'; status: 'succeeded' | 'failed' | 'rejected' | 'cancelled'; result: unknown; error: RunError | null; state: EngineState }
-  | { kind: 'paused'; gate: PendingGate; state: EngineState }
-
-export interface GateDecision {
-  decision: 'approve' | 'reject' | 'timeout'
-  edits?: Record<string, unknown>
-  reason?: string
-  decided_by: string | null
-  decided_at: string
-  channel: Decision['channel']
-}
+export type { EngineHost, EngineState, GateDecision, LlmCall, Outcome, PendingGate, RunError, RunInfo } from './types.ts'
 
 /** A map body's or the top level's bookkeeping. Only the top frame is ever paused, so only its fields are stored. */
 class Frame {

@@ -3,7 +3,7 @@ import type { Clock } from '../../../platform/clock.ts'
 import type { ModelProviders } from '../../../llm/registry.ts'
 import type { LlmProviderName } from '../../../config.ts'
 import { StepError } from '../engine/errors.ts'
-import type { EngineHost } from '../engine/executor.ts'
+import type { EngineHost } from '../engine/types.ts'
 import type { StepTrace } from '../engine/trace.ts'
 
 export interface CancelHandle {

@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../../platform/db/schema.ts'
 import type { RecordingMode, RunStatus } from '../../../platform/db/tables/workflows.ts'
 import { newId } from '../../../platform/ids.ts'
-import type { EngineState, PendingGate, RunError, RunInfo } from '../engine/executor.ts'
+import type { EngineState, PendingGate, RunError, RunInfo } from '../engine/types.ts'
 import type { StepTrace } from '../engine/trace.ts'
 import type { WorkflowDefinition } from '../definition/types.ts'
 

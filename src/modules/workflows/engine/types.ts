@@ -1,0 +1,91 @@
+// The engine's types: what a run is given (RunInfo, EngineHost), what it keeps (EngineState, the approval
+// checkpoint), what it returns (Outcome), and what a node type returns (NodeResult). Shared by the executor, the
+// node types and the run store, so none of them imports another for its types.
+import type { Clock } from '../../../platform/clock.ts'
+import type { Decision, StepTrace } from './trace.ts'
+
+export interface RunInfo {
+  id: string
+  input: unknown
+  started_at: string
+  starter: string
+  dry_run: boolean
+  workflow: { id: string; name: string; version: number | null; agent: string }
+}
+
+export interface LlmCall {
+  provider?: string
+  model?: string
+  system?: string
+  prompt: string
+}
+
+/** What the engine needs from outside: time, models, the cancel flag and (dry runs) the caller's step data. */
+export interface EngineHost {
+  clock: Clock
+  callLlm(call: LlmCall): Promise<{ text: string; provider: string; model: string }>
+  isCancelled(): boolean
+  /** Dry runs only: outputs for llm steps and decisions for gates, by node id. */
+  stepData: Record<string, unknown> | null
+  onTrace(trace: StepTrace): void
+  /** Waits between retries; tests replace it. */
+  sleep(ms: number): Promise<void>
+}
+
+export interface Activation {
+  node: string
+  json: unknown
+}
+
+/** Everything needed to continue a run: JSON only, so it is the approval checkpoint as stored. */
+export interface EngineState {
+  queue: Activation[]
+  outputs: Record<string, unknown>
+  edges: Record<number, 'delivered' | 'skipped'>
+  joins: Record<string, Record<string, unknown>>
+  settled: string[]
+  result: unknown
+  steps: number
+  seq: number
+  active_ms: number
+  /** Expression work spent so far (ExpressionBudget); absent in checkpoints saved before it existed. */
+  expr_units?: number
+  /** Step output bytes (estimated JSON) so far, against LIMITS.runOutputBytesCap. */
+  output_bytes?: number
+}
+
+export interface PendingGate {
+  gate_id: string
+  message: string
+  data: unknown
+  timeout_s: number
+}
+
+export type RunError = { code: string; message: string; node_id?: string }
+
+export type Outcome =
+  | { kind: 'finished'; status: 'succeeded' | 'failed' | 'rejected' | 'cancelled'; result: unknown; error: RunError | null; state: EngineState }
+  | { kind: 'paused'; gate: PendingGate; state: EngineState }
+
+export interface GateDecision {
+  decision: 'approve' | 'reject' | 'timeout'
+  edits?: Record<string, unknown>
+  reason?: string
+  decided_by: string | null
+  decided_at: string
+  channel: Decision['channel']
+}
+
+export interface NodeResult {
+  /** The port the output leaves on; null for output nodes, which end a branch. */
+  port: string | null
+  json: unknown
+  /** Output nodes: the run's result. */
+  result?: unknown
+  simulated?: boolean
+}
+
+export interface NodeTools {
+  host: EngineHost
+  runMap(items: unknown[]): Promise<unknown[]>
+}
