@@ -1,10 +1,17 @@
-// The skills capability as the server wires it: validation, an agent's skills, and the skill list.
+// The skills capability as the server wires it: validation, an agent's skills, the skill list, and load_skill.
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { ToolProvider } from '../../platform/tools/tool.ts'
+import type { AgentsStore } from '../agents/service.ts'
 import { skillRoutes } from './routes.ts'
+import { skillTools, type SkillToolsTarget } from './tools.ts'
 
 /** Skills are functions over the agents' store (skills live in the agent document); no service object yet. */
-export type SkillsModule = CapabilityModule<null>
+export interface SkillsModule extends CapabilityModule<null> {
+  /** load_skill for an agent's live version or draft (none when it has no skills). */
+  readonly tools: ToolProvider<SkillToolsTarget>
+}
 
 export function createSkillsModule(ctx: ModuleContext): SkillsModule {
-  return { routes: skillRoutes(ctx.guard, { db: ctx.database.db, clock: ctx.clock }), service: null }
+  const store: AgentsStore = { db: ctx.database.db, clock: ctx.clock }
+  return { routes: skillRoutes(ctx.guard, store), service: null, tools: (principal, target) => skillTools(store, principal, target) }
 }

@@ -1,13 +1,17 @@
 // The workflows capability as the server wires it: routes, gate-timeout sweep, retention pruning, crash recovery at boot.
 import { Elysia } from 'elysia'
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { ToolProvider } from '../../platform/tools/tool.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
 import { orgRoutes } from './org-routes.ts'
 import { readOrgSettings } from './org-settings.ts'
 import { workflowRoutes } from './routes.ts'
 import { WorkflowRuns } from './runs/service.ts'
+import { workflowTools, type WorkflowToolsTarget } from './tools.ts'
 
 export interface WorkflowsModule extends CapabilityModule<WorkflowRuns> {
+  /** run_workflow and resume_workflow for an agent's live version or draft. */
+  readonly tools: ToolProvider<WorkflowToolsTarget>
   /** One retention pass with the org's retention_days; returns how many runs were pruned. */
   prune(): Promise<number>
 }
@@ -23,6 +27,7 @@ export function createWorkflowsModule(ctx: ModuleContext, deps: { readonly provi
   const module: WorkflowsModule = {
     routes: new Elysia({ name: 'workflows' }).use(workflowRoutes(guard, store, runs)).use(orgRoutes(guard, database, clock)),
     service: runs,
+    tools: async (_principal, target) => workflowTools(store, runs, target),
     prune,
     async start() {
       const interrupted = await runs.recoverInterrupted()

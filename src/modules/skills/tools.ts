@@ -1,0 +1,46 @@
+// load_skill: an agent's skills as a tool (Agent Skills' progressive disclosure). The tool's description lists each
+// skill's name and description; calling it returns one skill's instructions, the SKILL.md body.
+import { Type } from '@sinclair/typebox'
+import type { Principal } from '../../platform/auth/principal.ts'
+import { ToolError, type Tool } from '../../platform/tools/tool.ts'
+import { authorizeAgent, readDraft, readLive, type AgentsStore } from '../agents/service.ts'
+import { skillsOf, type StoredSkill } from './records.ts'
+import { SKILL_NOT_FOUND } from './service.ts'
+import { normaliseSkillName } from './validator/index.ts'
+import { splitFrontmatter } from './validator/frontmatter.ts'
+
+export interface SkillToolsTarget {
+  readonly agent: string
+  readonly source: 'live' | 'draft'
+}
+
+const LoadSkillArgs = Type.Object({ name: Type.String({ minLength: 1, description: "The skill's name, as listed in this tool's description" }) })
+
+async function skillsFor(store: AgentsStore, principal: Principal, target: SkillToolsTarget): Promise<StoredSkill[]> {
+  const agent = await authorizeAgent(store.db, target.agent, principal, target.source === 'draft' ? 'own' : 'use', 'Only owners can use the draft of this agent')
+  const document = target.source === 'draft' ? await readDraft(store.db, agent.id) : (await readLive(store.db, agent.id))?.document
+  return document ? skillsOf(document) : []
+}
+
+/** load_skill for `principal` (the description shows the skills they can load), or none when the agent has no skills. */
+export async function skillTools(store: AgentsStore, principal: Principal, target: SkillToolsTarget): Promise<Tool[]> {
+  const skills = await skillsFor(store, principal, target)
+  if (skills.length === 0) return []
+  const listing = skills.map((skill) => `- ${skill.name}: ${skill.description}`).join('\n')
+  const loadSkill: Tool<typeof LoadSkillArgs> = {
+    name: 'load_skill',
+    title: 'Load a skill',
+    description: `Returns the instructions of one of ${target.agent}'s skills. Load a skill when its description matches the task.\n\nSkills:\n${listing}`,
+    inputSchema: LoadSkillArgs,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    async handler(caller, args) {
+      // Read again: the version may have changed since the tool was listed, and the caller may not be the lister.
+      const wanted = normaliseSkillName(args.name)
+      const skill = (await skillsFor(store, caller, target)).find((s) => s.name === wanted)
+      if (!skill) throw new ToolError('not_found', `${SKILL_NOT_FOUND}: '${args.name}'`)
+      const split = splitFrontmatter(skill.content)
+      return { name: skill.name, description: skill.description, body: 'code' in split ? skill.content : split.body }
+    },
+  }
+  return [loadSkill as Tool]
+}

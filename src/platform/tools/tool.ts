@@ -1,0 +1,92 @@
+// What a tool is, once for every transport: workflows, skills and (next) API operations produce tools; the MCP
+// endpoints, the chat copilot and GPT actions consume them. A tool validates its arguments against its own input
+// schema, runs as the calling principal, and ends in a result or a ToolError that each transport words its own way
+// (MCP: a result with isError; chat: a tool message; HTTP-shaped callers: the status in ToolError.status).
+import type { Static, TObject } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import type { Principal } from '../auth/principal.ts'
+import { HttpError, type ValidationIssue } from '../http/http-error.ts'
+import { toValidationIssues } from '../http/validation.ts'
+
+/** MCP's tool annotations (hints for clients; never trusted for authorization). */
+export interface ToolAnnotations {
+  readonly title?: string
+  readonly readOnlyHint?: boolean
+  readonly destructiveHint?: boolean
+  readonly idempotentHint?: boolean
+  readonly openWorldHint?: boolean
+}
+
+export interface Tool<Input extends TObject = TObject> {
+  /** 1–64 of [A-Za-z0-9_-]: what MCP clients and model APIs accept. */
+  readonly name: string
+  readonly title?: string
+  readonly description: string
+  /** A TypeBox object: checked before the handler runs, and published as the tool's JSON Schema. */
+  readonly inputSchema: Input
+  readonly annotations?: ToolAnnotations
+  /** Transport metadata (MCP `_meta`: UI templates for apps, output templates for GPT actions). */
+  readonly meta?: Readonly<Record<string, unknown>>
+  /** Runs as `principal` with checked arguments; returns JSON-able content or throws (see ToolError). */
+  handler(principal: Principal, args: Static<Input>): Promise<unknown>
+}
+
+/** How a module offers tools: for one caller (descriptions may list what they can see) and one target. */
+export type ToolProvider<Target> = (principal: Principal, target: Target) => Promise<Tool[]>
+
+export type ToolErrorCode = 'invalid_arguments' | 'not_authenticated' | 'license_required' | 'forbidden' | 'not_found' | 'conflict' | 'too_large' | 'rate_limited' | 'failed'
+
+/** A failure a caller can act on: never a stack trace, never a secret. `issues` locate problems in the arguments. */
+export class ToolError extends Error {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+    readonly issues: ValidationIssue[] = [],
+  ) {
+    super(message)
+    this.name = 'ToolError'
+  }
+}
+
+export type ToolOutcome = { readonly ok: true; readonly content: unknown } | { readonly ok: false; readonly error: ToolError }
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/
+export const isToolName = (name: string) => NAME.test(name)
+
+const CODE_BY_STATUS: Readonly<Record<number, ToolErrorCode>> = { 401: 'not_authenticated', 402: 'license_required', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 413: 'too_large', 422: 'invalid_arguments', 429: 'rate_limited' }
+
+/**
+ * The services still speak HTTP in their errors (HttpError with `body`-prefixed locations); a tool's caller sent
+ * arguments, not a body, so the location loses its transport prefix.
+ */
+function fromHttpError(error: HttpError): ToolError {
+  const code = CODE_BY_STATUS[error.status] ?? 'failed'
+  if (typeof error.detail === 'string') return new ToolError(code, error.detail)
+  const issues = error.detail.map((issue) => ({ ...issue, loc: ['body', 'query', 'path'].includes(String(issue.loc[0])) ? issue.loc.slice(1) : issue.loc }))
+  return new ToolError(code, issues.map(describeIssue).join('; '), issues)
+}
+
+const describeIssue = (issue: ValidationIssue) => (issue.loc.length > 0 ? `${issue.loc.join('.')}: ${issue.msg}` : issue.msg)
+
+/** Checks the arguments, runs the tool, and turns every expected failure into a ToolError; anything else propagates. */
+export async function callTool(tool: Tool, principal: Principal, args: unknown): Promise<ToolOutcome> {
+  const given = args ?? {}
+  if (!Value.Check(tool.inputSchema, given)) {
+    const issues = toValidationIssues('arguments', [...Value.Errors(tool.inputSchema, given)], given, tool.inputSchema as never).map((issue) => ({ ...issue, loc: issue.loc.slice(1) }))
+    return { ok: false, error: new ToolError('invalid_arguments', issues.map(describeIssue).join('; ') || 'The arguments are not valid', issues) }
+  }
+  try {
+    return { ok: true, content: await tool.handler(principal, given as Static<typeof tool.inputSchema>) }
+  } catch (error) {
+    if (error instanceof ToolError) return { ok: false, error }
+    if (error instanceof HttpError) return { ok: false, error: fromHttpError(error) }
+    throw error
+  }
+}
+
+/** What an MCP client or a model is shown of a tool: its name, description and input as JSON Schema. */
+export function describeTool(tool: Tool): { name: string; title?: string; description: string; inputSchema: Record<string, unknown>; annotations?: ToolAnnotations } {
+  // TypeBox schemas are JSON Schema already; the clone drops TypeBox's symbol keys.
+  const inputSchema = JSON.parse(JSON.stringify(tool.inputSchema)) as Record<string, unknown>
+  return { name: tool.name, ...(tool.title && { title: tool.title }), description: tool.description, inputSchema, ...(tool.annotations && { annotations: tool.annotations }) }
+}
