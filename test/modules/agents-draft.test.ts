@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { parseDocument } from '../../src/modules/agents/document.ts'
 import { agentVisibleTo, authorizeAgent, liveInstructions, readDraft, readLive, readVersion, updateDraft, type AgentsStore } from '../../src/modules/agents/service.ts'
 import type { Principal } from '../../src/platform/auth/principal.ts'
-import { HttpError } from '../../src/platform/http/http-error.ts'
+import { conflict, type DomainError } from '../../src/platform/errors.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 type User = { id: string; token: string; principal: Principal }
@@ -82,14 +82,14 @@ describe('agentVisibleTo (tasks check it before accepting an agent_id)', () => {
 })
 
 describe('authorizeAgent (workflows and skills check access by name)', () => {
-  test('404 for those who may not see it, 403 for non-owners when owning is needed, the row otherwise', async () => {
+  test('not_found for those who may not see it, forbidden for non-owners when owning is needed, the row otherwise', async () => {
     expect((await authorizeAgent(store.db, name, owner.principal, 'own')).id).toBe(agentId)
     expect((await authorizeAgent(store.db, name, viewer.principal, 'use')).role).toBe('viewer')
-    const status = (promise: Promise<unknown>) => promise.then(() => 200, (error: HttpError) => error.status)
-    expect(await status(authorizeAgent(store.db, name, viewer.principal, 'own'))).toBe(403)
-    expect(await status(authorizeAgent(store.db, name, admin, 'own'))).toBe(403)
-    expect(await status(authorizeAgent(store.db, name, outsider.principal, 'use'))).toBe(404)
-    expect(await status(authorizeAgent(store.db, 'no-such-agent', admin, 'use'))).toBe(404)
+    const kind = (promise: Promise<unknown>) => promise.then(() => 'ok', (error: DomainError) => error.kind)
+    expect(await kind(authorizeAgent(store.db, name, viewer.principal, 'own'))).toBe('forbidden')
+    expect(await kind(authorizeAgent(store.db, name, admin, 'own'))).toBe('forbidden')
+    expect(await kind(authorizeAgent(store.db, name, outsider.principal, 'use'))).toBe('not_found')
+    expect(await kind(authorizeAgent(store.db, 'no-such-agent', admin, 'use'))).toBe('not_found')
   })
 })
 
@@ -134,7 +134,7 @@ describe('updateDraft / readDraft / readLive: other parts travel with the draft'
     const before = await readDraft(store.db, agentId)
     const failing = updateDraft(store, agentId, owner.id, (draft) => {
       draft.skills.push(skill)
-      throw new HttpError(409, 'A skill with this name already exists')
+      throw conflict('A skill with this name already exists')
     })
     await expect(failing).rejects.toThrow('A skill with this name already exists')
     expect(await readDraft(store.db, agentId)).toEqual(before)
@@ -174,11 +174,11 @@ describe('updateDraft / readDraft / readLive: other parts travel with the draft'
     expect((await readDraft(store.db, agentId))?.workflows).toEqual([])
   })
 
-  test('unknown agents: readDraft and readLive are null, updateDraft is a 404', async () => {
+  test('unknown agents: readDraft and readLive are null, updateDraft is not_found', async () => {
     expect(await readDraft(store.db, 'no-such-id')).toBeNull()
     expect(await readLive(store.db, 'no-such-id')).toBeNull()
     expect(await readVersion(store.db, agentId, 1)).toBeNull()
-    await expect(updateDraft(store, 'no-such-id', owner.id, () => {})).rejects.toMatchObject({ status: 404, detail: 'Agent not found' })
+    await expect(updateDraft(store, 'no-such-id', owner.id, () => {})).rejects.toMatchObject({ kind: 'not_found', message: 'Agent not found' })
   })
 
   test('documents stored before a part existed read back with that part empty', () => {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { AgentsTable } from '../../platform/db/tables/agents.ts'
-import { forbidden, notFound } from '../../platform/http/http-error.ts'
+import { forbidden, notFound } from '../../platform/errors.ts'
 
 export const AGENT_NOT_FOUND = 'Agent not found'
 export const OWNERS_ONLY = 'Only owners can change this agent'
@@ -36,7 +36,7 @@ async function findRow(db: Kysely<Database>, key: Key, principal: Principal): Pr
 }
 
 /**
- * The agent `name` as `principal` may see it, or the HttpError to answer: 404 when the caller may not see it
+ * The agent `name` as `principal` may see it, or the error to answer: 404 when the caller may not see it
  * (so its existence does not leak), 403 when they may see it but `need` is `own` and they are not an owner.
  */
 export async function authorizeAgent(db: Kysely<Database>, name: string, principal: Principal, need: AgentNeed = 'use', forbiddenDetail = OWNERS_ONLY): Promise<AgentRow> {

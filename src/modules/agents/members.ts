@@ -4,7 +4,7 @@ import { isoTime } from '../../platform/clock.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { AgentMemberRole } from '../../platform/db/tables/agents.ts'
-import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/http-error.ts'
+import { conflict, forbidden, invalidInput, notFound } from '../../platform/errors.ts'
 import { authorizeAgent } from './access.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import type { AgentsStore } from './draft.ts'
@@ -60,7 +60,7 @@ export async function putMember(store: AgentsStore, principal: Principal, name: 
     const agent = await authorizeAgent(trx, name, principal, 'own')
     const email = change.email.trim().toLowerCase()
     const user = await trx.selectFrom('users').select('id').where('email', '=', email).where('kind', '=', 'person').where('active', '=', 1).executeTakeFirst()
-    if (!user) throw validationFailed({ loc: ['body', 'email'], msg: NO_SUCH_USER, type: 'value_error', input: change.email })
+    if (!user) throw invalidInput({ loc: ['email'], msg: NO_SUCH_USER, type: 'value_error', input: change.email })
     const existing = await trx.selectFrom('agent_members').select('role').where('agent_id', '=', agent.id).where('user_id', '=', user.id).executeTakeFirst()
     if (existing?.role === 'owner' && change.role !== 'owner' && (await ownerCount(trx, agent.id)) <= 1) throw conflict(LAST_OWNER)
     const now = isoTime(store.clock.now())

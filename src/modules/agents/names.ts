@@ -1,5 +1,5 @@
 // Agent names: normalisation to lowercase kebab-case and the rule the result must meet (CONTRACT §9).
-import type { ValidationIssue } from '../../platform/http/http-error.ts'
+import { type InputIssue } from '../../platform/errors.ts'
 
 export const MAX_NAME_LENGTH = 64
 export const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/
@@ -16,7 +16,7 @@ export function normaliseAgentName(raw: string): string {
  * What is wrong with a raw name once normalised, as a 422 entry at `loc`, or null when it is fine.
  * The input echoed is the normalised name, so the caller sees what their name became.
  */
-export function agentNameIssue(raw: string, loc: (string | number)[] = ['body', 'name']): ValidationIssue | null {
+export function agentNameIssue(raw: string, loc: (string | number)[] = ['name']): InputIssue | null {
   const name = normaliseAgentName(raw)
   if (name === '') return { loc, msg: 'Agent name must contain at least one letter or digit', type: 'value_error', input: raw }
   if (name.length > MAX_NAME_LENGTH) {

@@ -3,7 +3,7 @@ import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { isoTime } from '../../platform/clock.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
-import { conflict, validationFailed } from '../../platform/http/http-error.ts'
+import { conflict, invalidInput } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { authorizeAgent, type AgentRole } from './access.ts'
 import { documentHash, newDocument, serialiseDocument } from './document.ts'
@@ -40,7 +40,7 @@ const isUniqueNameViolation = (error: unknown) => error instanceof Error && /UNI
 /** The creator becomes the first owner; the agent starts as a draft with no live version. */
 export async function createAgent(store: AgentsStore, principal: Principal, input: NewAgent): Promise<AgentRecord> {
   const issue = agentNameIssue(input.name)
-  if (issue) throw validationFailed(issue)
+  if (issue) throw invalidInput(issue)
   const name = normaliseAgentName(input.name)
   const document = newDocument(input.description, input.instructions)
   const now = isoTime(store.clock.now())
@@ -108,7 +108,7 @@ export async function saveAgent(store: AgentsStore, principal: Principal, name: 
     const agent = await authorizeAgent(trx, name, principal, 'own')
     // A rename would move /agent/{name}/mcp and every workflow path under clients' feet; sending the same name back is fine.
     if (changes.name !== undefined && normaliseAgentName(changes.name) !== agent.name) {
-      throw validationFailed({ loc: ['body', 'name'], msg: NAME_IMMUTABLE, type: 'value_error', input: changes.name })
+      throw invalidInput({ loc: ['name'], msg: NAME_IMMUTABLE, type: 'value_error', input: changes.name })
     }
     await updateDraft({ db: trx, clock: store.clock }, agent.id, principal.userId, (draft) => {
       if (changes.description !== undefined) draft.description = changes.description

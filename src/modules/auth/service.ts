@@ -5,7 +5,8 @@ import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
-import { HttpError, notFound } from '../../platform/http/http-error.ts'
+import { HttpError } from '../../platform/http/http-error.ts'
+import { badRequest, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { ACCESS_TOKEN_TTL_S, signAccessToken } from './access-tokens.ts'
 import { mintApiToken } from './api-tokens.ts'
@@ -85,8 +86,8 @@ export class AuthService {
       .select(['id', 'role', 'password_hash', 'session_version'])
       .where('id', '=', principal.userId)
       .executeTakeFirstOrThrow()
-    if (!user.password_hash) throw new HttpError(400, 'This account has no password')
-    if (!(await verifyPassword(currentPassword, user.password_hash))) throw new HttpError(400, 'Current password is incorrect')
+    if (!user.password_hash) throw badRequest('This account has no password')
+    if (!(await verifyPassword(currentPassword, user.password_hash))) throw badRequest('Current password is incorrect')
     const hash = await hashPassword(newPassword)
     const updated = await this.#o.db
       .updateTable('users')

@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { ContextTypesTable } from '../../platform/db/tables/interactions.ts'
-import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/http-error.ts'
+import { conflict, forbidden, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 
 export const CONTEXT_TYPE_NOT_FOUND = 'Context type not found'
@@ -39,7 +39,7 @@ const isUniqueNameViolation = (error: unknown) => error instanceof Error && /UNI
 /** Trimmed; a name of only spaces is as empty as no name. */
 function contentOf(input: ContextTypeInput) {
   const name = input.name.trim()
-  if (name.length === 0) throw validationFailed({ loc: ['body', 'name'], msg: 'String should have at least 1 character', type: 'string_too_short', input: input.name, ctx: { min_length: 1 } })
+  if (name.length === 0) throw invalidInput({ loc: ['name'], msg: 'String should have at least 1 character', type: 'string_too_short', input: input.name, ctx: { min_length: 1 } })
   return {
     name,
     summary: input.summary ?? '',

@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
-import { forbidden, notFound, validationFailed, type ValidationIssue } from '../../platform/http/http-error.ts'
+import { forbidden, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { bucketCount, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, startOfDay, type TimeFrame } from './buckets.ts'
 
 export type SummaryType = 'api_usage' | 'total'
@@ -60,27 +60,27 @@ interface Range {
 
 /** Both dates are checked before either is used, so a request with two bad dates hears about both. */
 function resolveRange(request: SummaryRequest, frame: TimeFrame, nowMs: number): Range {
-  const issues: ValidationIssue[] = []
+  const issues: InputIssue[] = []
   const parse = (field: 'start_date' | 'end_date') => {
     const value = request[field]
     if (value === undefined) return undefined
     const ms = parseInstant(value)
-    if (ms === null) issues.push({ loc: ['body', field], msg: INVALID_DATE, type: 'value_error', input: value })
+    if (ms === null) issues.push({ loc: [field], msg: INVALID_DATE, type: 'value_error', input: value })
     return ms ?? undefined
   }
   const start = parse('start_date')
   const end = parse('end_date')
-  if (issues.length > 0) throw validationFailed(...issues)
+  if (issues.length > 0) throw invalidInput(...issues)
   const endMs = end ?? nowMs
   const startMs = start ?? defaultStart(frame, endMs, DEFAULT_BUCKETS[frame])
   if (startMs > endMs) {
     const msg = end === undefined ? 'start_date must not be after end_date (now, when end_date is omitted)' : 'start_date must not be after end_date'
-    throw validationFailed({ loc: ['body', 'start_date'], msg, type: 'value_error', input: request.start_date })
+    throw invalidInput({ loc: ['start_date'], msg, type: 'value_error', input: request.start_date })
   }
   const count = bucketCount(frame, startMs, endMs)
   if (count > MAX_BUCKETS) {
-    throw validationFailed({
-      loc: ['body', 'end_date'],
+    throw invalidInput({
+      loc: ['end_date'],
       msg: `The range covers ${count} ${frame} buckets; at most ${MAX_BUCKETS} are allowed: narrow it or choose a coarser time_frame`,
       type: 'value_error',
       ctx: { max_buckets: MAX_BUCKETS },

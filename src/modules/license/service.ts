@@ -4,7 +4,7 @@ import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database, LicensesTable } from '../../platform/db/schema.ts'
-import { validationFailed } from '../../platform/http/http-error.ts'
+import { invalidInput } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { evaluationClaims, isEvaluation, isEvaluationToken } from './evaluation.ts'
 import { GRACE_DAYS, licenseStatus, verifyLicenseToken, type Keyring, type LicenseClaims } from './token.ts'
@@ -28,7 +28,7 @@ const DAY_MS = 86_400_000
 /** Throws the contract's 422 on ["body","license_token"] unless the token verifies against the keyring. */
 export function verifyOrReject(token: string, keyring: Keyring, nowMs: number): LicenseClaims {
   const result = verifyLicenseToken(token, keyring, nowMs)
-  if (!result.ok) throw validationFailed({ loc: ['body', 'license_token'], msg: result.msg, type: result.type })
+  if (!result.ok) throw invalidInput({ loc: ['license_token'], msg: result.msg, type: result.type })
   return result.claims
 }
 
@@ -108,13 +108,13 @@ export class LicenseService {
    */
   async apply(token: string, appliedBy: string, actorId: string | null = null): Promise<LicenseSummary> {
     if (isEvaluationToken(token)) {
-      throw validationFailed({ loc: ['body', 'license_token'], msg: 'An evaluation can only be started at setup: apply a signed licence', type: 'license_invalid' })
+      throw invalidInput({ loc: ['license_token'], msg: 'An evaluation can only be started at setup: apply a signed licence', type: 'license_invalid' })
     }
     const claims = this.verify(token)
     const current = this.#current
     const fromEvaluation = current !== null && isEvaluation(current)
     if (current && !fromEvaluation && current.customer_id !== claims.sub) {
-      throw validationFailed({ loc: ['body', 'license_token'], msg: 'License is for a different customer', type: 'license_invalid' })
+      throw invalidInput({ loc: ['license_token'], msg: 'License is for a different customer', type: 'license_invalid' })
     }
     await this.#db.transaction().execute(async (trx) => {
       if (fromEvaluation) {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
-import { conflict, notFound, validationFailed, type ValidationIssue } from '../../platform/http/http-error.ts'
+import { conflict, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { authorizeAgent, OWNERS_ONLY_DESIGN, readDraft, updateDraft, type AgentsStore } from '../agents/service.ts'
 import { skillsOf, toMetadata, toRecord, type SkillMetadataRecord, type SkillRecord, type StoredSkill } from './records.ts'
@@ -15,8 +15,8 @@ export const SKILL_NOT_FOUND = 'Skill not found'
 const nameTaken = (name: string) => conflict(`A skill named '${name}' already exists in this agent`)
 
 /** One 422 entry per validation error (CONTRACT §11); warnings do not block saving. */
-const toIssue = (problem: SkillProblem): ValidationIssue => ({
-  loc: ['body', 'content'],
+const toIssue = (problem: SkillProblem): InputIssue => ({
+  loc: ['content'],
   msg: problem.message,
   type: 'skill_invalid',
   ctx: { field: problem.field, code: problem.code },
@@ -24,7 +24,7 @@ const toIssue = (problem: SkillProblem): ValidationIssue => ({
 
 function validFrontmatter(content: string): SkillFrontmatter {
   const validation = validateSkill(content)
-  if (!validation.frontmatter) throw validationFailed(...validation.errors.map(toIssue))
+  if (!validation.frontmatter) throw invalidInput(...validation.errors.map(toIssue))
   return validation.frontmatter
 }
 

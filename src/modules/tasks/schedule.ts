@@ -1,7 +1,7 @@
 // Schedules: validation of frequency, hour, day, timezone and cron, and next-run computation in wall-clock time via croner.
 import { Cron } from 'croner'
 import type { ScheduleFrequency } from '../../platform/db/tables/tasks.ts'
-import type { ValidationIssue } from '../../platform/http/http-error.ts'
+import { type InputIssue } from '../../platform/errors.ts'
 
 export interface Schedule {
   frequency: ScheduleFrequency
@@ -100,7 +100,7 @@ export interface ScheduleFields {
  * Checks a complete schedule and returns it normalised (weekday lower-case, month day without a leading zero),
  * pushing one 422 entry per problem under `loc` (all of them, not only the first).
  */
-export function checkSchedule(input: ScheduleFields, nowMs: number, loc: (string | number)[], issues: ValidationIssue[], minIntervalS = 60): Schedule {
+export function checkSchedule(input: ScheduleFields, nowMs: number, loc: (string | number)[], issues: InputIssue[], minIntervalS = 60): Schedule {
   const { frequency } = input
   const at = (field: string) => [...loc, field]
   const schedule: Schedule = { ...input }

@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { ScheduleFrequency, TasksTable, TaskState, TaskVisibility, ThreadPolicy } from '../../platform/db/tables/tasks.ts'
-import { conflict, forbidden, notFound, validationFailed, type ValidationIssue } from '../../platform/http/http-error.ts'
+import { conflict, forbidden, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
 import { resolvePage, type Page } from '../../platform/http/paging.ts'
@@ -84,9 +84,9 @@ export class TasksService {
    * fails because an agent was unpublished since.
    */
   async #check(principal: Principal, creatorId: string, input: TaskInput, before: TasksTable | null) {
-    const issues: ValidationIssue[] = []
+    const issues: InputIssue[] = []
     const stored = before ? scheduleOf(before) : DEFAULT_SCHEDULE
-    const checked = input.schedule === undefined && before ? stored : checkSchedule({ ...stored, ...input.schedule }, this.#o.clock.now(), ['body', 'schedule'], issues, this.#o.minIntervalS)
+    const checked = input.schedule === undefined && before ? stored : checkSchedule({ ...stored, ...input.schedule }, this.#o.clock.now(), ['schedule'], issues, this.#o.minIntervalS)
 
     let chat: { provider: string | null; model: string | null } | undefined
     if (input.chat_model === null) chat = { provider: null, model: null }
@@ -94,24 +94,24 @@ export class TasksService {
       const { provider, model } = input.chat_model
       const { providers } = this.#o
       if (!providers.isConfigured(provider)) {
-        issues.push({ loc: ['body', 'chat_model', 'provider'], msg: `Model provider "${provider}" is not configured on this server (configured: ${providers.configuredNames().join(', ')})`, type: 'value_error', input: provider })
+        issues.push({ loc: ['chat_model', 'provider'], msg: `Model provider "${provider}" is not configured on this server (configured: ${providers.configuredNames().join(', ')})`, type: 'value_error', input: provider })
       } else {
         const resolved = model ?? providers.defaultModelFor(provider)
-        if (resolved === null) issues.push({ loc: ['body', 'chat_model', 'model'], msg: `Field required: provider "${provider}" has no default model on this server`, type: 'missing' })
+        if (resolved === null) issues.push({ loc: ['chat_model', 'model'], msg: `Field required: provider "${provider}" has no default model on this server`, type: 'missing' })
         chat = { provider, model: resolved }
       }
     }
 
     const { agents } = this.#o
     if (agents && input.agent_id && input.agent_id !== before?.agent_id && !(await agents.visibleTo(input.agent_id, principal))) {
-      issues.push({ loc: ['body', 'agent_id'], msg: 'Unknown agent', type: 'value_error', input: input.agent_id })
+      issues.push({ loc: ['agent_id'], msg: 'Unknown agent', type: 'value_error', input: input.agent_id })
     }
 
     if (input.thread_id && input.thread_id !== before?.thread_id) {
       const thread = await this.#o.db.selectFrom('threads').select('id').where('id', '=', input.thread_id).where('owner_id', '=', creatorId).executeTakeFirst()
-      if (!thread) issues.push({ loc: ['body', 'thread_id'], msg: "Unknown thread: it must be one of the task creator's threads", type: 'value_error', input: input.thread_id })
+      if (!thread) issues.push({ loc: ['thread_id'], msg: "Unknown thread: it must be one of the task creator's threads", type: 'value_error', input: input.thread_id })
     }
-    if (issues.length > 0) throw validationFailed(...issues)
+    if (issues.length > 0) throw invalidInput(...issues)
     return { schedule: checked, chat }
   }
 

@@ -4,7 +4,7 @@ import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database, UserRole, UsersTable } from '../../platform/db/schema.ts'
-import { conflict, HttpError, notFound } from '../../platform/http/http-error.ts'
+import { conflict, notFound, paymentRequired } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { hashPassword } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'
@@ -64,7 +64,7 @@ export class UsersService {
 
   async #assertSeatFree(db: Kysely<Database>): Promise<void> {
     const seats = this.#license.current?.seats ?? 0
-    if ((await this.#license.seatsUsed(db)) >= seats) throw new HttpError(402, SEAT_LIMIT_REACHED)
+    if ((await this.#license.seatsUsed(db)) >= seats) throw paymentRequired(SEAT_LIMIT_REACHED)
   }
 
   /** Seat check and insert share one transaction, so two concurrent creates cannot both take the last seat. */

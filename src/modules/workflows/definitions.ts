@@ -1,7 +1,7 @@
 // Workflow definitions as part of an agent's draft (CONTRACT §10): create, list, get, replace, delete; published with the agent.
 import type { Principal } from '../../platform/auth/principal.ts'
 import { isoTime } from '../../platform/clock.ts'
-import { conflict, notFound, validationFailed } from '../../platform/http/http-error.ts'
+import { conflict, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { authorizeAgent, readDraft, readLive, updateDraft, type AgentDocument, type AgentsStore } from '../agents/service.ts'
 import type { StoredWorkflow, WorkflowDefinition } from './definition/types.ts'
@@ -23,7 +23,7 @@ const workflowsOf = (document: AgentDocument | null | undefined): StoredWorkflow
 
 function checkDefinition(definition: WorkflowDefinition): void {
   const issues = validateDefinition(definition)
-  if (issues.length) throw validationFailed(...issues)
+  if (issues.length) throw invalidInput(...issues)
 }
 
 const nameTaken = (name: string) => conflict(`A workflow named '${name}' already exists in this agent`)

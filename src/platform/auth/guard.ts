@@ -1,6 +1,7 @@
 // The `auth` route option: authenticates before the body is validated, enforces the role and the licence's write block.
 import { Elysia } from 'elysia'
-import { forbidden, HttpError } from '../http/http-error.ts'
+import { HttpError } from '../http/http-error.ts'
+import { forbidden } from '../errors.ts'
 import type { Authenticate, Principal } from './principal.ts'
 
 export type Role = 'member' | 'admin'

@@ -1,5 +1,5 @@
 // Reads request bodies with a size cap and parses JSON leniently by content type (curl -d sends form content types).
-import { HttpError, validationFailed } from './http-error.ts'
+import { HttpError } from './http-error.ts'
 import { requestContext } from './request-context.ts'
 
 const TOO_LARGE = 'Request body too large'
@@ -105,7 +105,7 @@ export function createBodyParser(limits: BodyLimits) {
     // `true` or `null` into `{}` for a schema whose fields are all optional and one of them numeric, so such a body
     // passed as "no changes" (or as an empty run input). A transport that takes arrays (JSON-RPC batches) parses its own.
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw validationFailed({ loc: ['body'], msg: 'Input should be an object', type: 'model_type', input: parsed })
+      throw new HttpError(422, [{ loc: ['body'], msg: 'Input should be an object', type: 'model_type', input: parsed }])
     }
     const context = requestContext(request)
     if (context) context.parsedBody = parsed

@@ -1,4 +1,5 @@
-// HttpError: the one exception services throw for expected failures; the error handler turns it into the contract's body.
+// HttpError: failures that only exist over HTTP (a 401 and its challenge, 411, 413 on a body, 429 with Retry-After).
+// Services throw DomainErrors (src/platform/errors.ts); the error handler words both as the contract's body.
 
 /** One entry of a FastAPI-shaped 422 body (CONTRACT §0). */
 export interface ValidationIssue {
@@ -23,14 +24,5 @@ export class HttpError extends Error {
   }
 }
 
-/** 422 for problems a schema cannot express (a taken name checked in code, a licence that does not verify…). */
-export const validationFailed = (...issues: ValidationIssue[]): HttpError => new HttpError(422, issues)
-
 export const notAuthenticated = (): HttpError =>
   new HttpError(401, 'Not authenticated', { 'www-authenticate': 'Bearer' })
-
-export const forbidden = (detail = 'Not enough permissions'): HttpError => new HttpError(403, detail)
-
-export const notFound = (detail = 'Not Found'): HttpError => new HttpError(404, detail)
-
-export const conflict = (detail: string): HttpError => new HttpError(409, detail)

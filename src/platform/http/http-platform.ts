@@ -2,6 +2,7 @@
 import { Elysia, ValidationError } from 'elysia'
 import { errorFields, type Logger } from '../log.ts'
 import { createBodyParser, type BodyLimits } from './body.ts'
+import { DomainError, type DomainErrorKind } from '../errors.ts'
 import { HttpError, type ValidationIssue } from './http-error.ts'
 import { requestContext } from './request-context.ts'
 import { toValidationIssues } from './validation.ts'
@@ -29,6 +30,14 @@ function queryPropertyIssues(request: Request, errors: Parameters<typeof toValid
   return issues
 }
 
+const STATUS_OF: Readonly<Record<DomainErrorKind, number>> = { invalid_input: 422, bad_request: 400, payment_required: 402, forbidden: 403, not_found: 404, conflict: 409, too_large: 413 }
+
+/** A service's error as the contract's body: issues located in the request by where their field came from. */
+function domainErrorResponse(error: DomainError): Response {
+  if (error.kind !== 'invalid_input') return errorResponse(STATUS_OF[error.kind], error.message)
+  return errorResponse(422, error.issues.map(({ in: part = 'body', loc, ...issue }) => ({ loc: [part, ...loc], ...issue })))
+}
+
 export interface HttpPlatformOptions {
   readonly logger: Logger
   readonly limits: BodyLimits
@@ -42,6 +51,7 @@ export function httpPlatform({ logger, limits, allowedMethods }: HttpPlatformOpt
     .onError({ as: 'global' }, function renderError({ code, error, request, path }) {
       const context = requestContext(request)
       const cause = unwrap(error)
+      if (cause instanceof DomainError) return domainErrorResponse(cause)
       if (cause instanceof HttpError) return errorResponse(cause.status, cause.detail, { ...cause.headers })
       if (cause instanceof ValidationError) {
         const errors = cause.all as Parameters<typeof toValidationIssues>[1]

@@ -2,7 +2,7 @@
 // route's schema (422 at ["query","limit"] / ["query","offset"], every bad field at once) and resolved by the service.
 import { t } from 'elysia'
 import { IntegerField, MAX_SAFE_INTEGER } from './integer-field.ts'
-import { validationFailed, type ValidationIssue } from './http-error.ts'
+import { invalidInput, type InputIssue } from '../errors.ts'
 
 /** The longest page of a list that has a default page size. */
 export const MAX_PAGE_LIMIT = 500
@@ -39,11 +39,11 @@ export function pageQueryFields(rule: PagingRule) {
   }
 }
 
-function boundIssue(field: 'limit' | 'offset', value: number, minimum: number, maximum: number): ValidationIssue | undefined {
-  const loc = ['query', field]
-  if (!Number.isInteger(value)) return { loc, msg: 'Input should be a valid integer', type: 'int_type', input: value }
-  if (value < minimum) return { loc, msg: `Input should be greater than or equal to ${minimum}`, type: 'greater_than_equal', input: value, ctx: { ge: minimum } }
-  if (value > maximum) return { loc, msg: `Input should be less than or equal to ${maximum}`, type: 'less_than_equal', input: value, ctx: { le: maximum } }
+function boundIssue(field: 'limit' | 'offset', value: number, minimum: number, maximum: number): InputIssue | undefined {
+  const loc = [field]
+  if (!Number.isInteger(value)) return { in: 'query', loc, msg: 'Input should be a valid integer', type: 'int_type', input: value }
+  if (value < minimum) return { in: 'query', loc, msg: `Input should be greater than or equal to ${minimum}`, type: 'greater_than_equal', input: value, ctx: { ge: minimum } }
+  if (value > maximum) return { in: 'query', loc, msg: `Input should be less than or equal to ${maximum}`, type: 'less_than_equal', input: value, ctx: { le: maximum } }
   return undefined
 }
 
@@ -56,6 +56,6 @@ export function resolvePage(page: Page, rule: PagingRule): { limit: number; offs
     page.limit === undefined ? undefined : boundIssue('limit', page.limit, 1, rule.maxLimit),
     page.offset === undefined ? undefined : boundIssue('offset', page.offset, 0, MAX_SAFE_INTEGER),
   ].filter((issue) => issue !== undefined)
-  if (issues.length > 0) throw validationFailed(...issues)
+  if (issues.length > 0) throw invalidInput(...issues)
   return { limit: page.limit ?? rule.defaultLimit ?? -1, offset: page.offset ?? 0 }
 }

@@ -1,11 +1,12 @@
 // What a tool is, once for every transport: workflows, skills and (next) API operations produce tools; the MCP
 // endpoints, the chat copilot and GPT actions consume them. A tool validates its arguments against its own input
 // schema, runs as the calling principal, and ends in a result or a ToolError that each transport words its own way
-// (MCP: a result with isError; chat: a tool message; HTTP-shaped callers: the status in ToolError.status).
+// (MCP: a result with isError; chat: a tool message).
 import type { Static, TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { Principal } from '../auth/principal.ts'
-import { HttpError, type ValidationIssue } from '../http/http-error.ts'
+import { DomainError, type DomainErrorKind } from '../errors.ts'
+import type { ValidationIssue } from '../http/http-error.ts'
 import { toValidationIssues } from '../http/validation.ts'
 
 /** MCP's tool annotations (hints for clients; never trusted for authorization). */
@@ -53,17 +54,20 @@ export type ToolOutcome = { readonly ok: true; readonly content: unknown } | { r
 const NAME = /^[A-Za-z0-9_-]{1,64}$/
 export const isToolName = (name: string) => NAME.test(name)
 
-const CODE_BY_STATUS: Readonly<Record<number, ToolErrorCode>> = { 401: 'not_authenticated', 402: 'license_required', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 413: 'too_large', 422: 'invalid_arguments', 429: 'rate_limited' }
+const CODE_OF_KIND: Readonly<Record<DomainErrorKind, ToolErrorCode>> = {
+  invalid_input: 'invalid_arguments',
+  bad_request: 'invalid_arguments',
+  payment_required: 'license_required',
+  forbidden: 'forbidden',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  too_large: 'too_large',
+}
 
-/**
- * The services still speak HTTP in their errors (HttpError with `body`-prefixed locations); a tool's caller sent
- * arguments, not a body, so the location loses its transport prefix.
- */
-function fromHttpError(error: HttpError): ToolError {
-  const code = CODE_BY_STATUS[error.status] ?? 'failed'
-  if (typeof error.detail === 'string') return new ToolError(code, error.detail)
-  const issues = error.detail.map((issue) => ({ ...issue, loc: ['body', 'query', 'path'].includes(String(issue.loc[0])) ? issue.loc.slice(1) : issue.loc }))
-  return new ToolError(code, issues.map(describeIssue).join('; '), issues)
+/** A service's error as the tool's: its issues are already located in the input, which is the tool's arguments. */
+function fromDomainError(error: DomainError): ToolError {
+  const issues = error.issues.map(({ in: _where, ...issue }) => issue)
+  return new ToolError(CODE_OF_KIND[error.kind], issues.length > 0 ? issues.map(describeIssue).join('; ') : error.message, issues)
 }
 
 const describeIssue = (issue: ValidationIssue) => (issue.loc.length > 0 ? `${issue.loc.join('.')}: ${issue.msg}` : issue.msg)
@@ -79,7 +83,7 @@ export async function callTool(tool: Tool, principal: Principal, args: unknown):
     return { ok: true, content: await tool.handler(principal, given as Static<typeof tool.inputSchema>) }
   } catch (error) {
     if (error instanceof ToolError) return { ok: false, error }
-    if (error instanceof HttpError) return { ok: false, error: fromHttpError(error) }
+    if (error instanceof DomainError) return { ok: false, error: fromDomainError(error) }
     throw error
   }
 }

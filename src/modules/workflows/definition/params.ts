@@ -1,5 +1,5 @@
 // Parameter checks at save time: each problem is one 422 entry located at the parameter.
-import type { ValidationIssue } from '../../../platform/http/http-error.ts'
+import { type InputIssue } from '../../../platform/errors.ts'
 import { isReservedKey } from '../expr/errors.ts'
 import { NODE_KINDS } from '../nodes/index.ts'
 import type { WorkflowNode } from './types.ts'
@@ -7,7 +7,7 @@ import type { WorkflowNode } from './types.ts'
 type Loc = (string | number)[]
 
 /** Each type checks its own parameters (nodes/<type>.ts); problems are located under the node's `params`. */
-export function checkParams(node: WorkflowNode, at: Loc, issues: ValidationIssue[]): void {
+export function checkParams(node: WorkflowNode, at: Loc, issues: InputIssue[]): void {
   const params = node.params ?? {}
   const report = (loc: Loc, msg: string, input?: unknown) => void issues.push({ loc: [...at, 'params', ...loc], msg, type: 'value_error', ...(input === undefined ? {} : { input }) })
   const oneOf = (key: string, allowed: readonly string[]) => {

@@ -1,5 +1,5 @@
 // Save-time validation of a definition (CONTRACT §10, design §4.1): every problem as a 422 entry located inside it.
-import type { ValidationIssue } from '../../../platform/http/http-error.ts'
+import { type InputIssue } from '../../../platform/errors.ts'
 import { ExpressionError } from '../expr/errors.ts'
 import { parseExpression } from '../expr/parse.ts'
 import { collectExpressions } from '../expr/template.ts'
@@ -8,11 +8,11 @@ import { checkParams, findReservedKey } from './params.ts'
 import { NODE_KINDS } from '../nodes/index.ts'
 import { isValidNodeId, LIMITS, NODE_TYPES, type NodeType, type WorkflowDefinition } from './types.ts'
 
-const ROOT = ['body', 'definition'] as const
+const ROOT = ['definition'] as const
 
 /** Returns every problem found; an empty list means the definition can be saved and run. */
-export function validateDefinition(definition: WorkflowDefinition): ValidationIssue[] {
-  const issues: ValidationIssue[] = []
+export function validateDefinition(definition: WorkflowDefinition): InputIssue[] {
+  const issues: InputIssue[] = []
   const add = (loc: (string | number)[], msg: string, input?: unknown) => issues.push({ loc: [...ROOT, ...loc], msg, type: 'value_error', ...(input === undefined ? {} : { input }) })
   const { nodes, connections } = definition
   if (nodes.length === 0) add(['nodes'], 'A workflow needs at least one node')

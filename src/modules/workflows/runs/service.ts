@@ -4,7 +4,7 @@ import type { Principal } from '../../../platform/auth/principal.ts'
 import { isoTime, type Clock } from '../../../platform/clock.ts'
 import type { Database } from '../../../platform/db/schema.ts'
 import type { RunStatus } from '../../../platform/db/tables/workflows.ts'
-import { conflict, forbidden, notFound, validationFailed } from '../../../platform/http/http-error.ts'
+import { conflict, forbidden, invalidInput, notFound } from '../../../platform/errors.ts'
 import { resolvePage } from '../../../platform/http/paging.ts'
 import { newId, sha256Hex } from '../../../platform/ids.ts'
 import type { Logger } from '../../../platform/log.ts'
@@ -61,8 +61,8 @@ export class WorkflowRuns {
 
   async start(principal: Principal, agentName: string, workflowId: string, body: StartRunInput): Promise<RunView> {
     const dry = body.dry_run === true
-    if (body.step_data !== undefined && !isPlainObject(body.step_data)) throw validationFailed({ loc: ['body', 'step_data'], msg: 'step_data must be an object keyed by node id', type: 'model_type' })
-    if (body.step_data !== undefined && !dry) throw validationFailed({ loc: ['body', 'step_data'], msg: 'step_data is only accepted with dry_run: true', type: 'value_error' })
+    if (body.step_data !== undefined && !isPlainObject(body.step_data)) throw invalidInput({ loc: ['step_data'], msg: 'step_data must be an object keyed by node id', type: 'model_type' })
+    if (body.step_data !== undefined && !dry) throw invalidInput({ loc: ['step_data'], msg: 'step_data is only accepted with dry_run: true', type: 'value_error' })
     const source = body.version ?? 'live'
     const { db } = this.deps
     const agent = await authorizeAgent(db, agentName, principal, source === 'draft' ? 'own' : 'use', 'Only owners can run the draft of this agent')
@@ -319,11 +319,11 @@ export class WorkflowRuns {
 function checkResumeBody(body: ResumeInput): void {
   if (body.edits === undefined) return
   // TypeBox's object check lets arrays through; a merge patch must be a JSON object.
-  if (!isPlainObject(body.edits)) throw validationFailed({ loc: ['body', 'edits'], msg: 'edits must be an object', type: 'model_type', input: body.edits })
-  if (body.decision === 'reject') throw validationFailed({ loc: ['body', 'edits'], msg: 'edits apply to approve only; send reason with reject', type: 'value_error' })
-  if (JSON.stringify(body.edits).length > MAX_EDITS_CHARS) throw validationFailed({ loc: ['body', 'edits'], msg: `edits may be at most ${MAX_EDITS_CHARS} bytes of JSON`, type: 'value_error' })
+  if (!isPlainObject(body.edits)) throw invalidInput({ loc: ['edits'], msg: 'edits must be an object', type: 'model_type', input: body.edits })
+  if (body.decision === 'reject') throw invalidInput({ loc: ['edits'], msg: 'edits apply to approve only; send reason with reject', type: 'value_error' })
+  if (JSON.stringify(body.edits).length > MAX_EDITS_CHARS) throw invalidInput({ loc: ['edits'], msg: `edits may be at most ${MAX_EDITS_CHARS} bytes of JSON`, type: 'value_error' })
   const reserved = findReserved(body.edits)
-  if (reserved) throw validationFailed({ loc: ['body', 'edits', ...reserved], msg: `The key '${reserved.at(-1)}' is not allowed`, type: 'value_error' })
+  if (reserved) throw invalidInput({ loc: ['edits', ...reserved], msg: `The key '${reserved.at(-1)}' is not allowed`, type: 'value_error' })
 }
 
 function findReserved(value: unknown, path: string[] = []): string[] | null {
