@@ -1,4 +1,5 @@
 // Context types of the tenant: list, create, get, replace, delete; names unique ignoring ASCII case (CONTRACT §8).
+import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -7,18 +8,13 @@ import type { Database } from '../../platform/db/schema.ts'
 import type { ContextTypesTable } from '../../platform/db/tables/interactions.ts'
 import { conflict, forbidden, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import type { ContextTypeBody } from './schema.ts'
 
 export const CONTEXT_TYPE_NOT_FOUND = 'Context type not found'
 export const NAME_TAKEN = 'A context type with this name already exists'
 export const NOT_YOURS = 'Only the creator or an admin may change a context type'
 
-export interface ContextTypeInput {
-  name: string
-  summary?: string
-  description?: string
-  when_to_use?: string
-  how_to_generate?: string
-}
+export type ContextTypeInput = Static<typeof ContextTypeBody>
 
 export interface ContextTypeRecord {
   id: string

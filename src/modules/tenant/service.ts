@@ -1,4 +1,5 @@
 // First run: the one-time setup token, and provisioning the tenant from a licence in one transaction (CONTRACT §2).
+import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
@@ -12,6 +13,7 @@ import type { SecretStore } from '../../platform/secrets.ts'
 import { mintApiToken } from '../auth/api-tokens.ts'
 import { hashPassword } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'
+import type { SetupBody } from './schema.ts'
 
 export const SETUP_TOKEN_FILE = 'setup-token'
 export const ACCESS_TOKEN_KEY_FILE = 'access-token-key'
@@ -19,12 +21,7 @@ export const ALREADY_PROVISIONED = 'Tenant already provisioned'
 /** The organisation's own account has an address that can never be a real mailbox (RFC 2606). */
 export const ORGANISATION_EMAIL = 'organisation@agentbox.invalid'
 
-export interface SetupInput {
-  license_token: string
-  admin_email: string
-  admin_name: string
-  admin_password: string
-}
+export type SetupInput = Static<typeof SetupBody>
 
 export interface TenantServiceOptions {
   readonly db: Kysely<Database>

@@ -11,7 +11,8 @@ import type { Logger } from '../../../platform/log.ts'
 import type { ModelProviders } from '../../../llm/registry.ts'
 import { authorizeAgent, readDraft, readLive } from '../../agents/service.ts'
 import { WORKFLOW_NOT_FOUND } from '../definitions.ts'
-import { RUN_HISTORY_PAGING } from '../schema.ts'
+import type { Static } from '@sinclair/typebox'
+import { RUN_HISTORY_PAGING, type ResumeBody, type RunBody } from '../schema.ts'
 import type { StoredWorkflow, WorkflowDefinition } from '../definition/types.ts'
 import { isReservedKey } from '../expr/errors.ts'
 import { isPlainObject } from '../expr/values.ts'
@@ -28,20 +29,10 @@ import { runRowView, stepRowView, type RunView } from './views.ts'
 export const RUN_NOT_FOUND = 'Run not found'
 export const NOT_STARTER = 'Only the person who started this run can decide its approval gate'
 
-export interface StartRunInput {
-  input?: unknown
-  dry_run?: boolean
-  include_data?: boolean
-  step_data?: unknown
-  version?: 'live' | 'draft'
-}
+/** What starting a run takes: the request body's schema is the definition. */
+export type StartRunInput = Static<typeof RunBody>
 
-export interface ResumeInput {
-  decision: 'approve' | 'reject'
-  edits?: unknown
-  reason?: string
-  include_data?: boolean
-}
+export type ResumeInput = Static<typeof ResumeBody>
 
 export interface RunsDeps {
   db: Kysely<Database>
