@@ -28,8 +28,24 @@ export interface SkillSummaryRecord {
 /** A skill with its content: what the agent skill endpoints return for one skill. */
 export type SkillRecord = StoredSkill
 
-/** The draft's skills part, typed: agents stores it as opaque JSON objects and only this module writes them. */
-export const skillsOf = (document: { skills: DocumentItem[] }): StoredSkill[] => document.skills as unknown as StoredSkill[]
+/** A stored item that is not a skill: data damaged outside Agentbox, or a bug; loud, never silently skipped. */
+export class StoredSkillDamaged extends Error {}
+
+function checkStored(item: DocumentItem, index: number): StoredSkill {
+  const ok = ['id', 'name', 'description', 'content'].every((field) => typeof item[field] === 'string')
+  if (!ok) throw new StoredSkillDamaged(`The agent document's skill #${index} is not a skill (id, name, description and content)`)
+  return item as unknown as StoredSkill
+}
+
+/**
+ * The document's skills part, typed and checked: agents stores it as opaque JSON objects and only this module writes
+ * them, but a document is stored JSON that any version of the code may have written. The array is the document's own,
+ * so pushing to it or replacing an element edits the draft.
+ */
+export function skillsOf(document: { skills: DocumentItem[] }): StoredSkill[] {
+  document.skills.forEach(checkStored)
+  return document.skills as unknown as StoredSkill[]
+}
 
 // Built field by field, so whatever else an item might carry never reaches a response.
 export const toMetadata = (skill: StoredSkill): SkillMetadataRecord => ({

@@ -3,9 +3,10 @@ import type { Principal } from '../../platform/auth/principal.ts'
 import { isoTime } from '../../platform/clock.ts'
 import { conflict, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { authorizeAgent, readDraft, readLive, updateDraft, type AgentDocument, type AgentsStore } from '../agents/service.ts'
+import { authorizeAgent, readDraft, readLive, updateDraft, type AgentsStore } from '../agents/service.ts'
 import type { StoredWorkflow, WorkflowDefinition } from './definition/types.ts'
 import { validateDefinition } from './definition/validate.ts'
+import { toDocumentItem, workflowsOf } from './stored.ts'
 
 export const WORKFLOW_NOT_FOUND = 'Workflow not found'
 
@@ -19,7 +20,6 @@ export interface WorkflowRecord extends StoredWorkflow {
   source: 'draft' | 'live'
 }
 
-const workflowsOf = (document: AgentDocument | null | undefined): StoredWorkflow[] => (document?.workflows ?? []) as unknown as StoredWorkflow[]
 
 function checkDefinition(definition: WorkflowDefinition): void {
   const issues = validateDefinition(definition)
@@ -54,7 +54,7 @@ export async function createWorkflow(store: AgentsStore, principal: Principal, a
   const workflow: StoredWorkflow = { id: newId(), name: input.name, definition: input.definition, created_at: now, updated_at: now }
   await updateDraft(store, agent.id, principal.userId, (draft) => {
     if (workflowsOf(draft).some((w) => w.name === input.name)) throw nameTaken(input.name)
-    draft.workflows.push(workflow as unknown as Record<string, unknown>)
+    draft.workflows.push(toDocumentItem(workflow))
   })
   return { ...workflow, source: 'draft' }
 }
@@ -69,7 +69,7 @@ export async function replaceWorkflow(store: AgentsStore, principal: Principal, 
     if (index < 0) throw notFound(WORKFLOW_NOT_FOUND)
     if (list.some((w) => w.name === input.name && w.id !== workflowId)) throw nameTaken(input.name)
     const updated: StoredWorkflow = { ...list[index]!, name: input.name, definition: input.definition, updated_at: now }
-    draft.workflows[index] = updated as unknown as Record<string, unknown>
+    draft.workflows[index] = toDocumentItem(updated)
     return { ...updated, source: 'draft' as const }
   })
 }

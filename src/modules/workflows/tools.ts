@@ -3,9 +3,9 @@
 import { Type } from '@sinclair/typebox'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
 import { authorizeAgent, readDraft, readLive, type AgentsStore } from '../agents/service.ts'
-import type { StoredWorkflow } from './definition/types.ts'
 import { WORKFLOW_NOT_FOUND } from './definitions.ts'
 import type { WorkflowRuns } from './runs/service.ts'
+import { workflowsOf } from './stored.ts'
 
 export interface WorkflowToolsTarget {
   readonly agent: string
@@ -35,7 +35,7 @@ const ResumeWorkflowArgs = Type.Object({
 async function resolveWorkflow(store: AgentsStore, principal: Parameters<Tool['handler']>[0], target: WorkflowToolsTarget, ref: string): Promise<string> {
   const agent = await authorizeAgent(store.db, target.agent, principal, target.source === 'draft' ? 'own' : 'use', 'Only owners can run the draft of this agent')
   const document = target.source === 'draft' ? await readDraft(store.db, agent.id) : (await readLive(store.db, agent.id))?.document
-  const workflows = (document?.workflows ?? []) as unknown as StoredWorkflow[]
+  const workflows = workflowsOf(document)
   const found = workflows.find((w) => w.id === ref) ?? workflows.find((w) => w.name === ref)
   if (!found) throw new ToolError('not_found', target.source === 'live' ? `${WORKFLOW_NOT_FOUND} in the live version: '${ref}'` : `${WORKFLOW_NOT_FOUND}: '${ref}'`)
   return found.id

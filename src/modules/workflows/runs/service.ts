@@ -12,6 +12,7 @@ import type { ModelProviders } from '../../../llm/registry.ts'
 import { authorizeAgent, readDraft, readLive } from '../../agents/service.ts'
 import { WORKFLOW_NOT_FOUND } from '../definitions.ts'
 import type { Static } from '@sinclair/typebox'
+import { workflowsOf } from '../stored.ts'
 import { RUN_HISTORY_PAGING, type ResumeBody, type RunBody } from '../schema.ts'
 import type { StoredWorkflow, WorkflowDefinition } from '../definition/types.ts'
 import { isReservedKey } from '../expr/errors.ts'
@@ -59,10 +60,10 @@ export class WorkflowRuns {
     const agent = await authorizeAgent(db, agentName, principal, source === 'draft' ? 'own' : 'use', 'Only owners can run the draft of this agent')
     let workflows: StoredWorkflow[] = []
     let version: number | null = null
-    if (source === 'draft') workflows = ((await readDraft(db, agent.id))?.workflows ?? []) as unknown as StoredWorkflow[]
+    if (source === 'draft') workflows = workflowsOf(await readDraft(db, agent.id))
     else {
       const live = await readLive(db, agent.id)
-      workflows = (live?.document.workflows ?? []) as unknown as StoredWorkflow[]
+      workflows = workflowsOf(live?.document)
       version = live?.version ?? null
     }
     const workflow = workflows.find((w) => w.id === workflowId)
