@@ -1,11 +1,11 @@
-// Workflow runs: start (real or dry), resume at a gate, cancel, history, gate timeouts, crash recovery and retention.
+// Workflow runs: start (real or dry), resume at a gate, cancel, gate timeouts; reading runs (history.ts), crash
+// recovery and retention (housekeeping.ts) are delegated.
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../../platform/auth/principal.ts'
 import { isoTime, type Clock } from '../../../platform/clock.ts'
 import type { Database } from '../../../platform/db/schema.ts'
 import type { RunStatus } from '../../../platform/db/tables/workflows.ts'
 import { conflict, forbidden, invalidInput, notFound } from '../../../platform/errors.ts'
-import { resolvePage } from '../../../platform/http/paging.ts'
 import { newId, sha256Hex } from '../../../platform/ids.ts'
 import type { Logger } from '../../../platform/log.ts'
 import type { ModelProviders } from '../../../llm/registry.ts'
@@ -13,21 +13,21 @@ import { authorizeAgent, readDraft, readLive } from '../../agents/service.ts'
 import { WORKFLOW_NOT_FOUND } from '../definitions.ts'
 import type { Static } from '@sinclair/typebox'
 import { workflowsOf } from '../stored.ts'
-import { RUN_HISTORY_PAGING, type ResumeBody, type RunBody } from '../schema.ts'
+import type { ResumeBody, RunBody } from '../schema.ts'
 import type { StoredWorkflow, WorkflowDefinition } from '../definition/types.ts'
-import { isReservedKey } from '../expr/errors.ts'
 import { isPlainObject } from '../expr/values.ts'
 import { WorkflowExecutor } from '../engine/executor.ts'
 import type { EngineState, GateDecision, Outcome, RunInfo } from '../engine/types.ts'
-import { MAX_EDITS_CHARS } from '../engine/merge-patch.ts'
 import type { StepTrace } from '../engine/trace.ts'
+import { getRun, listRuns, RUN_NOT_FOUND, visibleRun, type RunHistoryQuery } from './history.ts'
+import { pruneFinished, recoverInterrupted } from './housekeeping.ts'
+import { checkResumeBody } from './resume-input.ts'
 import { writeAudit } from '../../../platform/audit.ts'
 import { readOrgSettings } from '../org-settings.ts'
 import { engineHost, type CancelHandle } from './host.ts'
 import { finishRun, insertRunningRow, pauseRun, type RunMeta } from './store.ts'
-import { runRowView, stepRowView, type RunView } from './views.ts'
+import { runRowView, type RunView } from './views.ts'
 
-export const RUN_NOT_FOUND = 'Run not found'
 export const NOT_STARTER = 'Only the person who started this run can decide its approval gate'
 
 /** What starting a run takes: the request body's schema is the definition. */
@@ -42,9 +42,9 @@ export interface RunsDeps {
   providers: ModelProviders
 }
 
-const PRUNE_BATCH = 500
 const EXPIRY_BATCH = 100
 
+export { RUN_NOT_FOUND } from './history.ts'
 export class WorkflowRuns {
   readonly #active = new Map<string, CancelHandle>()
   constructor(readonly deps: RunsDeps) {}
@@ -131,17 +131,9 @@ export class WorkflowRuns {
     return view
   }
 
-  /** The run as `principal` may see it: 404 for unknown runs, other agents' runs and members' runs of others. */
-  async #visibleRun(principal: Principal, agentName: string, runId: string) {
-    const agent = await authorizeAgent(this.deps.db, agentName, principal, 'use')
-    const row = await this.deps.db.selectFrom('workflow_runs').selectAll().where('id', '=', runId).where('agent_id', '=', agent.id).executeTakeFirst()
-    if (!row || (principal.role !== 'admin' && row.starter_id !== principal.userId)) throw notFound(RUN_NOT_FOUND)
-    return { agent, row }
-  }
-
   async resume(principal: Principal, agentName: string, runId: string, body: ResumeInput, channel: GateDecision['channel'] = 'api'): Promise<RunView> {
     const { db, clock } = this.deps
-    const { agent, row } = await this.#visibleRun(principal, agentName, runId)
+    const { agent, row } = await visibleRun(this.deps.db, principal, agentName, runId)
     if (row.starter_id !== principal.userId) throw forbidden(NOT_STARTER)
     checkResumeBody(body)
     if (row.status !== 'waiting_human') throw conflict(`Run is ${row.status}, not waiting for approval`)
@@ -244,86 +236,21 @@ export class WorkflowRuns {
     return runRowView({ ...row, status: 'cancelled', pending_gate: null, finished_at: now, updated_at: now }, agent.name, null)
   }
 
-  async get(principal: Principal, agentName: string, runId: string, includeData = false): Promise<RunView> {
-    const { agent, row } = await this.#visibleRun(principal, agentName, runId)
-    const checkpoint = row.status === 'waiting_human' ? await this.deps.db.selectFrom('workflow_checkpoints').select(['gate_id', 'message', 'waiting_since', 'expires_at', 'data']).where('run_id', '=', runId).executeTakeFirst() : undefined
-    const view = runRowView(row, agent.name, checkpoint ? { gate_id: checkpoint.gate_id, message: checkpoint.message, since: checkpoint.waiting_since, expires_at: checkpoint.expires_at, data: JSON.parse(checkpoint.data) } : null)
-    if (includeData) view.steps = (await this.deps.db.selectFrom('workflow_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()).map(stepRowView)
-    return view
+  get(principal: Principal, agentName: string, runId: string, includeData = false): Promise<RunView> {
+    return getRun(this.deps.db, principal, agentName, runId, includeData)
   }
 
-  /** History, newest first: admins every run of the agent, members their own; served by workflow_runs_agent / _starter. */
-  async list(principal: Principal, agentName: string, query: { status?: RunStatus; workflow_id?: string; limit?: number; offset?: number }): Promise<RunView[]> {
-    const agent = await authorizeAgent(this.deps.db, agentName, principal, 'use')
-    let q = this.deps.db
-      .selectFrom('workflow_runs as r')
-      .leftJoin('workflow_checkpoints as c', 'c.run_id', 'r.id')
-      .selectAll('r')
-      .select(['c.gate_id', 'c.message', 'c.waiting_since', 'c.expires_at'])
-      .where('r.agent_id', '=', agent.id)
-    if (principal.role !== 'admin') q = q.where('r.starter_id', '=', principal.userId)
-    if (query.status) q = q.where('r.status', '=', query.status)
-    if (query.workflow_id) q = q.where('r.workflow_id', '=', query.workflow_id)
-    const { limit, offset } = resolvePage(query, RUN_HISTORY_PAGING)
-    const rows = await q.orderBy('r.id', 'desc').limit(limit).offset(offset).execute()
-    return rows.map(({ gate_id, message, waiting_since, expires_at, ...row }) =>
-      runRowView(row, agent.name, row.status === 'waiting_human' && gate_id ? { gate_id, message: message!, since: waiting_since!, expires_at: expires_at! } : null),
-    )
+  list(principal: Principal, agentName: string, query: RunHistoryQuery): Promise<RunView[]> {
+    return listRuns(this.deps.db, principal, agentName, query)
   }
 
   /** Boot: runs a crash left `running` fail as `interrupted` (unrecorded ones vanish); waiting runs keep their checkpoints. */
-  async recoverInterrupted(): Promise<number> {
-    const now = this.#now()
-    return this.deps.db.transaction().execute(async (trx) => {
-      const stuck = await trx.selectFrom('workflow_runs').select(['id', 'recording']).where('status', '=', 'running').execute()
-      if (stuck.length === 0) return 0
-      const ids = stuck.map((r) => r.id)
-      await trx.deleteFrom('workflow_checkpoints').where('run_id', 'in', ids).execute()
-      await trx.deleteFrom('workflow_runs').where('id', 'in', ids).where('recording', '=', 'disabled').execute()
-      await trx
-        .updateTable('workflow_runs')
-        .set({ status: 'failed', error_code: 'interrupted', error_message: 'Interrupted: the server stopped before the run finished', finished_at: now, updated_at: now })
-        .where('id', 'in', ids)
-        .execute()
-      return stuck.length
-    })
+  recoverInterrupted(): Promise<number> {
+    return recoverInterrupted(this.deps.db, this.#now())
   }
 
-  /** Retention: finished runs older than `days`, oldest first, in batches; unfinished runs have no finished_at and are never touched. */
-  async pruneFinished(days: number): Promise<number> {
-    const cutoff = isoTime(this.deps.clock.now() - days * 86_400_000)
-    let pruned = 0
-    for (;;) {
-      const batch = await this.deps.db.selectFrom('workflow_runs').select('id').where('finished_at', 'is not', null).where('finished_at', '<', cutoff).orderBy('finished_at').limit(PRUNE_BATCH).execute()
-      if (batch.length === 0) return pruned
-      const ids = batch.map((r) => r.id)
-      await this.deps.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('workflow_steps').where('run_id', 'in', ids).execute()
-        await trx.deleteFrom('workflow_runs').where('id', 'in', ids).where('finished_at', 'is not', null).execute()
-      })
-      pruned += ids.length
-      if (batch.length < PRUNE_BATCH) return pruned
-    }
+  /** Retention: finished runs older than `days`, oldest first, in batches; unfinished runs are never touched. */
+  pruneFinished(days: number): Promise<number> {
+    return pruneFinished(this.deps.db, isoTime(this.deps.clock.now() - days * 86_400_000))
   }
-}
-
-/** The body checks a schema cannot express: edits only with approve, bounded, no prototype keys. */
-function checkResumeBody(body: ResumeInput): void {
-  if (body.edits === undefined) return
-  // TypeBox's object check lets arrays through; a merge patch must be a JSON object.
-  if (!isPlainObject(body.edits)) throw invalidInput({ loc: ['edits'], msg: 'edits must be an object', type: 'model_type', input: body.edits })
-  if (body.decision === 'reject') throw invalidInput({ loc: ['edits'], msg: 'edits apply to approve only; send reason with reject', type: 'value_error' })
-  if (JSON.stringify(body.edits).length > MAX_EDITS_CHARS) throw invalidInput({ loc: ['edits'], msg: `edits may be at most ${MAX_EDITS_CHARS} bytes of JSON`, type: 'value_error' })
-  const reserved = findReserved(body.edits)
-  if (reserved) throw invalidInput({ loc: ['edits', ...reserved], msg: `The key '${reserved.at(-1)}' is not allowed`, type: 'value_error' })
-}
-
-function findReserved(value: unknown, path: string[] = []): string[] | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
-  for (const [key, item] of Object.entries(value)) {
-    if (isReservedKey(key) || (path.length === 0 && key === '_approval')) return [...path, key]
-    const found = findReserved(item, [...path, key])
-    if (found) return found
-  }
-  return null
 }
