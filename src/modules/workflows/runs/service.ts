@@ -44,7 +44,6 @@ export interface RunsDeps {
 
 const EXPIRY_BATCH = 100
 
-export { RUN_NOT_FOUND } from './history.ts'
 export class WorkflowRuns {
   readonly #active = new Map<string, CancelHandle>()
   constructor(readonly deps: RunsDeps) {}
