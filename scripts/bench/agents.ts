@@ -23,7 +23,7 @@ import { agentListQuery, createAgent, listAgents } from '../../src/modules/agent
 import { publishAgentVersion } from '../../src/modules/agents/versions.ts'
 import type { Principal } from '../../src/platform/auth/principal.ts'
 import { createServer } from '../../src/server.ts'
-import { issueTestLicense } from '../../test/helpers/license.ts'
+import { benchLicense, intOption } from './lib.ts'
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
@@ -37,19 +37,11 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
   },
 })
-const int = (raw: string, name: string, min = 1): number => {
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min) {
-    console.error(`${name} must be an integer ≥ ${min}`)
-    process.exit(2)
-  }
-  return n
-}
-const AGENTS = int(opts.agents!, '--agents')
-const SHARES = int(opts.shares!, '--shares')
-const CREATORS = int(opts.creators!, '--creators')
-const ROUNDS = int(opts.rounds!, '--rounds')
-const ITERATIONS = int(opts.iterations!, '--iterations')
+const AGENTS = intOption(opts.agents!, '--agents')
+const SHARES = intOption(opts.shares!, '--shares')
+const CREATORS = intOption(opts.creators!, '--creators')
+const ROUNDS = intOption(opts.rounds!, '--rounds')
+const ITERATIONS = intOption(opts.iterations!, '--iterations')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const PASSWORD = 'a long enough bench password'
 
@@ -80,7 +72,7 @@ const principalOf = async (token: string): Promise<Principal> => {
 }
 
 const seedStarted = performance.now()
-await call('POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: issueTestLicense({ seats: CREATORS + 10 }), admin_email: 'admin@example.com', admin_name: 'Ada Admin', admin_password: PASSWORD })
+await call('POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: benchLicense({ seats: CREATORS + 10 }), admin_email: 'admin@example.com', admin_name: 'Ada Admin', admin_password: PASSWORD })
 const adminToken = await login('admin@example.com')
 const admin = await principalOf(adminToken)
 await call('POST', '/api/users', adminToken, { email: 'member@example.com', name: 'Max Member', password: PASSWORD, role: 'member' })

@@ -19,7 +19,7 @@ import { sha256Hex } from '../../src/platform/ids.ts'
 import { createLogger } from '../../src/platform/log.ts'
 import { SecretStore } from '../../src/platform/secrets.ts'
 import { createServer } from '../../src/server.ts'
-import { issueTestLicense } from '../../test/helpers/license.ts'
+import { benchLicense } from './lib.ts'
 
 const taskset = Bun.which('taskset')
 if (taskset) Bun.spawnSync([taskset, '-a', '-p', '-c', '0', String(process.pid)], { stdout: 'ignore', stderr: 'ignore' })
@@ -52,7 +52,7 @@ try {
     return response.json()
   }
   await call('POST', '/api/tenant/setup', server.setupToken!, {
-    license_token: issueTestLicense(),
+    license_token: benchLicense(),
     admin_email: 'admin@example.com',
     admin_name: 'Ada Admin',
     admin_password: 'correct horse battery staple',

@@ -13,7 +13,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Subprocess } from 'bun'
-import { issueTestLicense } from '../../test/helpers/license.ts'
+import { benchLicense, intOption } from './lib.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const BINARY = join(ROOT, 'dist', 'agentbox')
@@ -37,20 +37,12 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
   },
 })
-const ROUNDS = positiveInt(opts.rounds!, '--rounds')
-const DURATION = positiveInt(opts.duration!, '--duration')
-const WARMUP = positiveInt(opts.warmup!, '--warmup')
-const CONNECTIONS = positiveInt(opts.connections!, '--connections')
-const COLD_STARTS = positiveInt(opts['cold-starts']!, '--cold-starts')
+const ROUNDS = intOption(opts.rounds!, '--rounds')
+const DURATION = intOption(opts.duration!, '--duration')
+const WARMUP = intOption(opts.warmup!, '--warmup')
+const CONNECTIONS = intOption(opts.connections!, '--connections')
+const COLD_STARTS = intOption(opts['cold-starts']!, '--cold-starts')
 
-function positiveInt(raw: string, name: string): number {
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`${name} must be a positive integer`)
-    process.exit(2)
-  }
-  return n
-}
 
 // ---------------------------------------------------------------------------------------------------------------- tools
 
@@ -204,7 +196,7 @@ async function startAgentbox(logLevel: 'warn' | 'info', tag: string, command = F
   await waitFor(base + '/api/health/live', 20_000)
 
   await expectOk(base, 'POST', '/api/tenant/setup', SETUP_TOKEN, {
-    license_token: issueTestLicense({ org: 'Bench', seats: 10 }),
+    license_token: benchLicense({ org: 'Bench', seats: 10 }),
     admin_email: ADMIN.email,
     admin_name: ADMIN.name,
     admin_password: ADMIN.password,

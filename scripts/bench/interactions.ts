@@ -22,8 +22,8 @@ import type { Principal } from '../../src/platform/auth/principal.ts'
 import { openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import type { Database } from '../../src/platform/db/schema.ts'
-import { issueTestLicense } from '../../test/helpers/license.ts'
-import { queryPlan } from '../../test/helpers/query-plan.ts'
+import { queryPlan } from '../../src/platform/db/query-plan.ts'
+import { benchLicense, intOption } from './lib.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
@@ -135,23 +135,15 @@ async function main(): Promise<void> {
       json: { type: 'string' },
     },
   })
-  const positiveInt = (raw: string, name: string): number => {
-    const n = Number(raw)
-    if (!Number.isInteger(n) || n < 1) {
-      console.error(`${name} must be a positive integer`)
-      process.exit(2)
-    }
-    return n
-  }
-  const ROUNDS = positiveInt(opts.rounds!, '--rounds')
-  const DURATION = positiveInt(opts.duration!, '--duration')
-  const WARMUP = positiveInt(opts.warmup!, '--warmup')
-  const CONNECTIONS = positiveInt(opts.connections!, '--connections')
-  const ROWS = positiveInt(opts.rows!, '--rows')
-  const USERS = positiveInt(opts.users!, '--users')
-  const TITLES = positiveInt(opts.titles!, '--titles')
-  const REPS = positiveInt(opts.reps!, '--reps')
-  const NAIVE_REPS = positiveInt(opts['naive-reps']!, '--naive-reps')
+  const ROUNDS = intOption(opts.rounds!, '--rounds')
+  const DURATION = intOption(opts.duration!, '--duration')
+  const WARMUP = intOption(opts.warmup!, '--warmup')
+  const CONNECTIONS = intOption(opts.connections!, '--connections')
+  const ROWS = intOption(opts.rows!, '--rows')
+  const USERS = intOption(opts.users!, '--users')
+  const TITLES = intOption(opts.titles!, '--titles')
+  const REPS = intOption(opts.reps!, '--reps')
+  const NAIVE_REPS = intOption(opts['naive-reps']!, '--naive-reps')
 
   const TASKSET = Bun.which('taskset')
   const WRK = Bun.which('wrk')
@@ -264,7 +256,7 @@ async function main(): Promise<void> {
     await waitFor(base + '/api/health/live', 30_000)
     if (!provisioned) {
       await expectOk(base, 'POST', '/api/tenant/setup', SETUP_TOKEN, {
-        license_token: issueTestLicense({ org: 'Bench', seats: USERS + 10 }),
+        license_token: benchLicense({ org: 'Bench', seats: USERS + 10 }),
         admin_email: ADMIN.email,
         admin_name: ADMIN.name,
         admin_password: ADMIN.password,

@@ -15,7 +15,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { validateSkill } from '../../src/modules/skills/validator/index.ts'
-import { issueTestLicense } from '../../test/helpers/license.ts'
+import { benchLicense, intOption } from './lib.ts'
 
 // ------------------------------------------------------------------------------------------------ helper modes
 
@@ -67,18 +67,10 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
   },
 })
-const int = (raw: string, name: string): number => {
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`${name} must be a positive integer`)
-    process.exit(2)
-  }
-  return n
-}
-const ROUNDS = int(opts.rounds!, '--rounds')
-const DURATION = int(opts.duration!, '--duration')
-const WARMUP = int(opts.warmup!, '--warmup')
-const CONNECTIONS = int(opts.connections!, '--connections')
+const ROUNDS = intOption(opts.rounds!, '--rounds')
+const DURATION = intOption(opts.duration!, '--duration')
+const WARMUP = intOption(opts.warmup!, '--warmup')
+const CONNECTIONS = intOption(opts.connections!, '--connections')
 const ROOT = join(import.meta.dir, '..', '..')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const PASSWORD = 'a long enough bench password'
@@ -170,7 +162,7 @@ children.add(agentbox)
 const BARE = `http://127.0.0.1:${barePort}`
 const AGENTBOX = `http://127.0.0.1:${agentboxPort}`
 await Promise.all([waitFor(BARE), waitFor(`${AGENTBOX}/api/health/live`)])
-await post(`${AGENTBOX}/api/tenant/setup`, SETUP_TOKEN, { license_token: issueTestLicense({ org: 'Bench' }), admin_email: 'admin@example.com', admin_name: 'Ada Admin', admin_password: PASSWORD })
+await post(`${AGENTBOX}/api/tenant/setup`, SETUP_TOKEN, { license_token: benchLicense({ org: 'Bench' }), admin_email: 'admin@example.com', admin_name: 'Ada Admin', admin_password: PASSWORD })
 const { access_token: TOKEN } = await post(`${AGENTBOX}/api/auth/login`, '', { email: 'admin@example.com', password: PASSWORD })
 
 // ------------------------------------------------------------------------------------------------ load

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { issueTestLicense } from '../../test/helpers/license.ts'
+import { benchLicense } from './lib.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rows: { type: 'string', default: '1000000' } } })
@@ -43,7 +43,7 @@ for (let i = 0; ; i++) {
   if (i > 200) throw new Error('server did not start')
   await Bun.sleep(100)
 }
-await call('POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: issueTestLicense({ org: 'Bench', seats: 100 }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+await call('POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: benchLicense({ org: 'Bench', seats: 100 }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
 const admin = (await call('POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).json.access_token as string
 const memberId = (await call('POST', '/api/users', admin, MEMBER)).json.id as string
 const member = (await call('POST', '/api/auth/login', undefined, { email: MEMBER.email, password: MEMBER.password })).json.access_token as string

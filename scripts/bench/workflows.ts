@@ -35,7 +35,7 @@ import type { WorkflowDefinition } from '../../src/modules/workflows/definition/
 import { validateDefinition } from '../../src/modules/workflows/definition/validate.ts'
 import { WorkflowExecutor, type EngineHost } from '../../src/modules/workflows/engine/executor.ts'
 import type { StepTrace } from '../../src/modules/workflows/engine/trace.ts'
-import { issueTestLicense } from '../../test/helpers/license.ts'
+import { benchLicense, intOption } from './lib.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
@@ -60,21 +60,13 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
   },
 })
-const int = (raw: string, name: string, min = 1, max = Number.MAX_SAFE_INTEGER): number => {
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) {
-    console.error(`${name} must be an integer from ${min} to ${max}`)
-    process.exit(2)
-  }
-  return n
-}
-const ROUNDS = int(opts.rounds!, '--rounds')
-const STEPS = int(opts.steps!, '--steps', 2, 400)
-const ITEMS = int(opts.items!, '--items', 2, 10_000)
-const BATCH_MS = int(opts['batch-s']!, '--batch-s', 1, 60) * 1000
-const GATE_MS = int(opts['gate-s']!, '--gate-s', 1, 60) * 1000
-const CLIENTS = int(opts.clients!, '--clients', 1, 64)
-const MAX_MS = int(opts['max-minutes']!, '--max-minutes', 1, 240) * 60_000
+const ROUNDS = intOption(opts.rounds!, '--rounds')
+const STEPS = intOption(opts.steps!, '--steps', 2, 400)
+const ITEMS = intOption(opts.items!, '--items', 2, 10_000)
+const BATCH_MS = intOption(opts['batch-s']!, '--batch-s', 1, 60) * 1000
+const GATE_MS = intOption(opts['gate-s']!, '--gate-s', 1, 60) * 1000
+const CLIENTS = intOption(opts.clients!, '--clients', 1, 64)
+const MAX_MS = intOption(opts['max-minutes']!, '--max-minutes', 1, 240) * 60_000
 /** Runs per batch at most, whatever --batch-s allows; and at least this many, whatever the clock says. */
 const BATCH_MAX_RUNS = 2000
 const BATCH_MIN_RUNS = 5
@@ -310,7 +302,7 @@ async function startAgentbox(round: number): Promise<Agentbox> {
     if (performance.now() > deadline) throw new Error('server not ready after 30 s')
     await Bun.sleep(10)
   }
-  await expectOk(base, 'POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: issueTestLicense({ org: 'Bench', seats: 10 }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+  await expectOk(base, 'POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: benchLicense({ org: 'Bench', seats: 10 }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
   const admin = (await expectOk(base, 'POST', '/api/auth/login', null, { email: ADMIN.email, password: ADMIN.password })).access_token as string
   await expectOk(base, 'POST', '/api/users', admin, { ...OWNER, role: 'member' }, 201)
   const owner = (await expectOk(base, 'POST', '/api/auth/login', null, { email: OWNER.email, password: OWNER.password })).access_token as string

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { agentListQuery } from '../../src/modules/agents/service.ts'
 import type { Principal } from '../../src/platform/auth/principal.ts'
-import { queryPlan } from '../helpers/query-plan.ts'
+import { queryPlan } from '../../src/platform/db/query-plan.ts'
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer

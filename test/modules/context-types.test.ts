@@ -1,6 +1,6 @@
 // Context types (CONTRACT §8): list, create, get, replace, delete; unique names per tenant, created_by, who may change them.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { queryPlan } from '../helpers/query-plan.ts'
+import { queryPlan } from '../../src/platform/db/query-plan.ts'
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer

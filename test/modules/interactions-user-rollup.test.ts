@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
-import { queryPlan } from '../helpers/query-plan.ts'
+import { queryPlan } from '../../src/platform/db/query-plan.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 const DAY = 86_400_000

@@ -9,7 +9,7 @@ import { backupDatabaseFile, BackupError } from '../../src/platform/db/backup.ts
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts'
 import { migrateToLatest, MigrationError } from '../../src/platform/db/migrate.ts'
 import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
-import { queryPlan } from '../helpers/query-plan.ts'
+import { queryPlan } from '../../src/platform/db/query-plan.ts'
 import { startTestServer } from '../helpers/server.ts'
 
 const dirs: string[] = []

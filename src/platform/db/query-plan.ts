@@ -1,4 +1,5 @@
-// EXPLAIN QUERY PLAN on a live connection without pinning it to an old snapshot.
+// EXPLAIN QUERY PLAN on a live connection without pinning it to an old snapshot (tests and benchmarks check that
+// queries use their indexes; SQLite-only, so it lives beside the dialect).
 import type { Database } from 'bun:sqlite'
 
 /**
