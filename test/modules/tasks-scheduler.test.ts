@@ -1,7 +1,6 @@
 // The scheduler through the real server with a hand-moved clock: slots fire once, catch-up after downtime, no overlap, provider failures, restarts.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { tasksModuleOf } from '../../src/modules/tasks/module.ts'
-import { startTestServer, type TestServer } from '../helpers/server.ts'
+import { startTestServer } from '../helpers/server.ts'
 import { startFakeServer, type FakeServer } from '../llm/fake-servers.ts'
 
 const KEY = 'sk-scheduler-test-secret-42'
@@ -12,7 +11,7 @@ async function boot(env: Record<string, string> = {}, now = '2026-03-02T08:00:00
   const member = await t.createUser(adminToken, { email: 'member@example.com' })
   // A personal API token does not expire when a test moves the clock by days.
   const token = (await t.request('POST', '/api/auth/tokens', { token: member.token, body: { name: 'tests' } })).body.token as string
-  const scheduler = () => tasksModuleOf(t.server.database)!.scheduler
+  const scheduler = () => t.server.modules.tasks.scheduler
   const create = async (body: Record<string, unknown>) => {
     const res = await t.request('POST', '/api/task', { token, body: { name: 'Digest', prompt: 'What changed?', ...body } })
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`)

@@ -1,10 +1,8 @@
 // Task API (CONTRACT §7): create with defaults, the spec's GET with every field, list, update, delete, run now, runs, threads; bad input and permissions.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { tasksModuleOf } from '../../src/modules/tasks/module.ts'
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
 
 const NOW = '2026-03-02T08:00:00.000Z' // a Monday
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
 let t: TestServer
 let adminToken: string
@@ -19,7 +17,7 @@ beforeEach(async () => {
 })
 afterEach(() => t.close())
 
-const scheduler = () => tasksModuleOf(t.server.database)!.scheduler
+const scheduler = () => t.server.modules.tasks.scheduler
 const create = async (token: string, body: Record<string, unknown> = {}) => {
   const res = await t.request('POST', '/api/task', { token, body: { name: 'Morning brief', prompt: 'Summarise my day', ...body } })
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`)

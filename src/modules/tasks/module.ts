@@ -1,5 +1,4 @@
 // The tasks capability as the server wires it: routes, the scheduler's lifetime, and its state for /api/health.
-import type { DatabaseHandle } from '../../platform/db/database.ts'
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
 import type { SchedulerState } from '../health/service.ts'
@@ -38,10 +37,6 @@ export interface TasksModule extends CapabilityModule<TasksService> {
 
 /** How long shutdown lets runs in flight finish before it aborts their model calls (within the contract's 10 s). */
 const STOP_GRACE_MS = 5_000
-
-/** Test hook: a server does not expose its modules, so tests find the tasks module by the server's database handle. */
-const byDatabase = new WeakMap<DatabaseHandle, TasksModule>()
-export const tasksModuleOf = (database: DatabaseHandle): TasksModule | undefined => byDatabase.get(database)
 
 export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps): TasksModule {
   const { clock, logger, database, guard, config } = ctx
@@ -90,6 +85,5 @@ export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps): Ta
       }
     },
   }
-  byDatabase.set(database, module)
   return module
 }
