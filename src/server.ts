@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config.ts'
+import type { PasswordCost } from './modules/auth/passwords.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
@@ -30,6 +31,8 @@ export interface ServerOverrides {
   readonly logger?: Logger
   /** How the login throttle waits before checking a password on an account under attack (tests record instead). */
   readonly sleep?: (ms: number) => Promise<void>
+  /** argon2id's cost: only test harnesses lower it (a hash records its cost, so verifying never depends on it). */
+  readonly passwordCost?: PasswordCost
 }
 
 export interface AgentboxServer {
@@ -94,7 +97,7 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
   let database: DatabaseHandle | undefined
   try {
     database = openDatabase(join(config.dataDir, DATABASE_FILE))
-    return await bootOn(config, clock, logger, database, dataDirLock, overrides.sleep ?? ((ms) => Bun.sleep(ms)))
+    return await bootOn(config, clock, logger, database, dataDirLock, overrides)
   } catch (error) {
     await database?.close()
     dataDirLock.release()
@@ -108,7 +111,7 @@ async function bootOn(
   logger: Logger,
   database: DatabaseHandle,
   dataDirLock: DataDirLock,
-  sleep: (ms: number) => Promise<void>,
+  overrides: ServerOverrides,
 ): Promise<AgentboxServer> {
   chmodSync(database.path, 0o600)
   const secrets = new SecretStore(config.dataDir)
@@ -117,7 +120,7 @@ async function bootOn(
 
   let closing = false
   const jobs = new JobRunner(logger)
-  const modules = createModules({ config, clock, logger, database, jobs, secrets, isReady: () => !closing, sleep })
+  const modules = createModules({ config, clock, logger, database, jobs, secrets, isReady: () => !closing, sleep: overrides.sleep ?? ((ms) => Bun.sleep(ms)), passwordCost: overrides.passwordCost })
   const app = buildApp(config, logger, modules)
   await startModules(inStartOrder(modules), jobs)
   const setupToken = modules.tenant.setupTokenAtBoot()

@@ -12,6 +12,7 @@ import type { SecretStore } from '../platform/secrets.ts'
 import { createAgentsModule, type AgentsModule } from './agents/module.ts'
 import { createAuthenticator } from './auth/authenticator.ts'
 import { createAuthModule, type AuthModule } from './auth/module.ts'
+import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
 import { createHealthModule, type HealthModule } from './health/module.ts'
@@ -52,6 +53,8 @@ export interface Platform {
   readonly isReady: () => boolean
   /** How the login throttle waits (tests record instead of sleeping). */
   readonly sleep?: (ms: number) => Promise<void>
+  /** argon2id's cost; every server uses PASSWORD_COST, test harnesses a cheaper one. */
+  readonly passwordCost?: PasswordCost
 }
 
 export function createModules(platform: Platform): Modules {
@@ -62,8 +65,9 @@ export function createModules(platform: Platform): Modules {
     licenseLapsed: () => license.service.isLapsed(),
   })
   const ctx: ModuleContext = { config, clock, logger, database, guard, jobs }
+  const passwords = new Passwords(platform.passwordCost)
   const license = createLicenseModule(ctx)
-  const tenant = createTenantModule(ctx, { license: license.service, secrets })
+  const tenant = createTenantModule(ctx, { license: license.service, secrets, passwords })
   // One client per model provider for everything that calls a model.
   const providers = new ModelProviders(config.llm)
   const agents = createAgentsModule(ctx)
@@ -73,8 +77,8 @@ export function createModules(platform: Platform): Modules {
     tenant,
     health: createHealthModule(ctx, { license: license.service, tenant: tenant.service, scheduler: () => tasks.schedulerState(), ready: platform.isReady }),
     console: createConsoleModule({ tenant: tenant.service }),
-    auth: createAuthModule(ctx, { tenant: tenant.service, sleep: platform.sleep }),
-    users: createUsersModule(ctx, { license: license.service }),
+    auth: createAuthModule(ctx, { tenant: tenant.service, passwords, sleep: platform.sleep }),
+    users: createUsersModule(ctx, { license: license.service, passwords }),
     settings: createSettingsModule(ctx),
     contextTypes: createContextTypesModule(ctx),
     interactions: createInteractionsModule(ctx),

@@ -134,6 +134,14 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(res.body.message).toBe('Tenant provisioned')
     expect(res.body.tenant_org_token).toMatch(/^abx_org_[A-Za-z0-9_-]{20,}$/)
     orgToken = res.body.tenant_org_token
+    // The shipped server hashes at the production argon2id cost (tests in-process use a cheaper one).
+    const db = new Database(join(DATA, 'agentbox.db'), { readonly: true })
+    try {
+      const row = db.query<{ password_hash: string }, []>("SELECT password_hash FROM users WHERE kind = 'person'").get()
+      expect(row?.password_hash).toStartWith('$argon2id$v=19$m=65536,t=2,')
+    } finally {
+      db.close()
+    }
   })
 
   test('a second setup is 409 Tenant already provisioned and the setup-token file is gone', async () => {

@@ -1,6 +1,7 @@
 // The auth capability as the server wires it: sign-in with its throttle, the caller's identity, password and API tokens.
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
 import type { TenantService } from '../tenant/service.ts'
+import type { Passwords } from './passwords.ts'
 import { LoginRateLimiter } from './rate-limit.ts'
 import { authRoutes } from './routes.ts'
 import { AuthService } from './service.ts'
@@ -8,6 +9,7 @@ import { AuthService } from './service.ts'
 export interface AuthModuleDeps {
   /** Signs access tokens with the key setup made. */
   readonly tenant: TenantService
+  readonly passwords: Passwords
   /** How the login throttle waits before checking a password on an account under attack (tests record instead). */
   readonly sleep?: (ms: number) => Promise<void>
 }
@@ -15,6 +17,6 @@ export interface AuthModuleDeps {
 export type AuthModule = CapabilityModule<AuthService>
 
 export function createAuthModule(ctx: ModuleContext, deps: AuthModuleDeps): AuthModule {
-  const service = new AuthService({ db: ctx.database.db, clock: ctx.clock, sleep: deps.sleep, limiter: new LoginRateLimiter(ctx.clock), accessTokenKey: () => deps.tenant.accessTokenKey })
+  const service = new AuthService({ db: ctx.database.db, clock: ctx.clock, sleep: deps.sleep, limiter: new LoginRateLimiter(ctx.clock), passwords: deps.passwords, accessTokenKey: () => deps.tenant.accessTokenKey })
   return { routes: authRoutes(ctx.guard, service), service }
 }

@@ -10,7 +10,7 @@ import { badRequest, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { ACCESS_TOKEN_TTL_S, signAccessToken } from './access-tokens.ts'
 import { mintApiToken } from './api-tokens.ts'
-import { decoyHash, hashPassword, verifyPassword } from './passwords.ts'
+import type { Passwords } from './passwords.ts'
 import type { LoginRateLimiter } from './rate-limit.ts'
 
 export const INVALID_CREDENTIALS = 'Invalid credentials'
@@ -34,6 +34,7 @@ export interface AuthServiceOptions {
   readonly db: Kysely<Database>
   readonly clock: Clock
   readonly limiter: LoginRateLimiter
+  readonly passwords: Passwords
   /** Waits before checking a password on an account under attack (default: a real sleep). */
   readonly sleep?: (ms: number) => Promise<void>
   readonly accessTokenKey: () => Buffer | null
@@ -73,7 +74,8 @@ export class AuthService {
       .where('email', '=', normalised)
       .executeTakeFirst()
     const usable = user !== undefined && user.kind === 'person' && user.active === 1 && user.password_hash !== null
-    const ok = await verifyPassword(password, usable ? user.password_hash! : await decoyHash())
+    const { passwords } = this.#o
+    const ok = await passwords.verify(password, usable ? user.password_hash! : await passwords.decoy())
     if (!usable || !ok) throw new HttpError(401, INVALID_CREDENTIALS, { 'www-authenticate': 'Bearer' })
     attempt.succeeded()
     return this.issueAccessToken(user)
@@ -87,8 +89,8 @@ export class AuthService {
       .where('id', '=', principal.userId)
       .executeTakeFirstOrThrow()
     if (!user.password_hash) throw badRequest('This account has no password')
-    if (!(await verifyPassword(currentPassword, user.password_hash))) throw badRequest('Current password is incorrect')
-    const hash = await hashPassword(newPassword)
+    if (!(await this.#o.passwords.verify(currentPassword, user.password_hash))) throw badRequest('Current password is incorrect')
+    const hash = await this.#o.passwords.hash(newPassword)
     const updated = await this.#o.db
       .updateTable('users')
       .set((eb) => ({ password_hash: hash, session_version: eb('session_version', '+', 1), updated_at: isoTime(this.#o.clock.now()) }))

@@ -1,6 +1,7 @@
 // The tenant capability as the server wires it: the setup token at boot, and POST /api/tenant/setup.
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
 import type { SecretStore } from '../../platform/secrets.ts'
+import type { Passwords } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'
 import { tenantRoutes } from './routes.ts'
 import { TenantService } from './service.ts'
@@ -8,6 +9,7 @@ import { TenantService } from './service.ts'
 export interface TenantModuleDeps {
   readonly license: LicenseService
   readonly secrets: SecretStore
+  readonly passwords: Passwords
 }
 
 export interface TenantModule extends CapabilityModule<TenantService> {
@@ -16,7 +18,7 @@ export interface TenantModule extends CapabilityModule<TenantService> {
 }
 
 export function createTenantModule(ctx: ModuleContext, deps: TenantModuleDeps): TenantModule {
-  const service = new TenantService({ db: ctx.database.db, clock: ctx.clock, logger: ctx.logger, secrets: deps.secrets, license: deps.license, configuredSetupToken: ctx.config.setupToken })
+  const service = new TenantService({ db: ctx.database.db, clock: ctx.clock, logger: ctx.logger, secrets: deps.secrets, license: deps.license, passwords: deps.passwords, configuredSetupToken: ctx.config.setupToken })
   let setupToken: string | null = null
   return {
     routes: tenantRoutes(service),

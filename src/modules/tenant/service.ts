@@ -11,7 +11,7 @@ import { KeyedLock } from '../../platform/keyed-lock.ts'
 import type { Logger } from '../../platform/log.ts'
 import type { SecretStore } from '../../platform/secrets.ts'
 import { mintApiToken } from '../auth/api-tokens.ts'
-import { hashPassword } from '../auth/passwords.ts'
+import type { Passwords } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'
 import type { SetupBody } from './schema.ts'
 
@@ -29,6 +29,7 @@ export interface TenantServiceOptions {
   readonly logger: Logger
   readonly secrets: SecretStore
   readonly license: LicenseService
+  readonly passwords: Passwords
   /** A token the operator chose (AGENTBOX_SETUP_TOKEN) instead of a generated one. */
   readonly configuredSetupToken: string | null
 }
@@ -101,7 +102,7 @@ export class TenantService {
     if (this.#provisioned) throw conflict(ALREADY_PROVISIONED)
     const { db, clock, secrets, license } = this.#options
     const claims = license.claimsForSetup(input.license_token)
-    const passwordHash = await hashPassword(input.admin_password)
+    const passwordHash = await this.#options.passwords.hash(input.admin_password)
     const key = randomToken(32)
     secrets.write(ACCESS_TOKEN_KEY_FILE, key)
 

@@ -1,12 +1,13 @@
 // The users capability as the server wires it: admin user management, bounded by the licence's seats.
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { Passwords } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'
 import { usersRoutes } from './routes.ts'
 import { UsersService } from './service.ts'
 
 export type UsersModule = CapabilityModule<UsersService>
 
-export function createUsersModule(ctx: ModuleContext, deps: { readonly license: LicenseService }): UsersModule {
-  const service = new UsersService(ctx.database.db, ctx.clock, deps.license)
+export function createUsersModule(ctx: ModuleContext, deps: { readonly license: LicenseService; readonly passwords: Passwords }): UsersModule {
+  const service = new UsersService(ctx.database.db, ctx.clock, deps.license, deps.passwords)
   return { routes: usersRoutes(ctx.guard, service), service }
 }

@@ -6,7 +6,7 @@ import { isoTime } from '../../platform/clock.ts'
 import type { Database, UserRole, UsersTable } from '../../platform/db/schema.ts'
 import { conflict, notFound, paymentRequired } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { hashPassword } from '../auth/passwords.ts'
+import type { Passwords } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'
 
 export const SEAT_LIMIT_REACHED = 'Seat limit reached'
@@ -55,11 +55,13 @@ export class UsersService {
   readonly #db: Kysely<Database>
   readonly #clock: Clock
   readonly #license: LicenseService
+  readonly #passwords: Passwords
 
-  constructor(db: Kysely<Database>, clock: Clock, license: LicenseService) {
+  constructor(db: Kysely<Database>, clock: Clock, license: LicenseService, passwords: Passwords) {
     this.#db = db
     this.#clock = clock
     this.#license = license
+    this.#passwords = passwords
   }
 
   async #assertSeatFree(db: Kysely<Database>): Promise<void> {
@@ -69,7 +71,7 @@ export class UsersService {
 
   /** Seat check and insert share one transaction, so two concurrent creates cannot both take the last seat. */
   async create(input: NewUser, actorId: string | null = null): Promise<UserRecord> {
-    const passwordHash = await hashPassword(input.password)
+    const passwordHash = await this.#passwords.hash(input.password)
     const now = isoTime(this.#clock.now())
     const row = { id: newId(), kind: 'person' as const, email: input.email.trim().toLowerCase(), name: input.name, role: input.role, password_hash: passwordHash, active: 1, session_version: 0, created_at: now, updated_at: now }
     try {
@@ -109,7 +111,7 @@ export class UsersService {
    * scripts); DELETE /api/users/{id}/tokens or /api/auth/tokens revokes them all.
    */
   async update(id: string, changes: UserChanges, actorId: string | null = null): Promise<UserRecord> {
-    const passwordHash = changes.password !== undefined ? await hashPassword(changes.password) : undefined
+    const passwordHash = changes.password !== undefined ? await this.#passwords.hash(changes.password) : undefined
     return this.#db.transaction().execute(async (trx) => {
       const user = await this.#find(trx, id)
       const demoting = changes.role === 'member' && user.role === 'admin'
