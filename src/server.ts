@@ -52,7 +52,7 @@ export interface AgentboxServer {
 }
 
 /** The order routes are registered in, which is also the order of paths in the OpenAPI document. */
-const routeOrder = (m: Modules): CapabilityModule[] => [m.health, m.tenant, m.console, m.license, m.auth, m.users, m.settings, m.contextTypes, m.interactions, m.agents, m.skills, m.workflows, m.tasks]
+const routeOrder = (m: Modules): CapabilityModule[] => [m.health, m.tenant, m.console, m.license, m.auth, m.users, m.settings, m.contextTypes, m.interactions, m.agents, m.skills, m.workflows, m.organisation, m.tasks]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {
   // normalize 'typebox': Elysia's default (exact-mirror) rebuilds a body from the schema before validating it, so `[]`

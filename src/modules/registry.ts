@@ -18,6 +18,7 @@ import { createContextTypesModule, type ContextTypesModule } from './context-typ
 import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
 import { createLicenseModule, type LicenseModule } from './license/module.ts'
+import { createOrganisationModule, type OrganisationModule } from './organisation/module.ts'
 import { createSettingsModule, type SettingsModule } from './settings/module.ts'
 import { createSkillsModule, type SkillsModule } from './skills/module.ts'
 import { createTasksModule, type TasksModule } from './tasks/module.ts'
@@ -39,6 +40,7 @@ export interface Modules {
   readonly agents: AgentsModule
   readonly skills: SkillsModule
   readonly workflows: WorkflowsModule
+  readonly organisation: OrganisationModule
   readonly tasks: TasksModule
 }
 
@@ -85,6 +87,7 @@ export function createModules(platform: Platform): Modules {
     agents,
     skills: createSkillsModule(ctx),
     workflows: createWorkflowsModule(ctx, { providers }),
+    organisation: createOrganisationModule(ctx),
     tasks,
   }
 }

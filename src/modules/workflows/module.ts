@@ -1,10 +1,8 @@
 // The workflows capability as the server wires it: routes, gate-timeout sweep, retention pruning, crash recovery at boot.
-import { Elysia } from 'elysia'
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
 import type { ToolProvider } from '../../platform/tools/tool.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
-import { orgRoutes } from './org-routes.ts'
-import { readOrgSettings } from './org-settings.ts'
+import { readOrgSettings } from '../../platform/org-settings.ts'
 import { workflowRoutes } from './routes.ts'
 import { WorkflowRuns } from './runs/service.ts'
 import { workflowTools, type WorkflowToolsTarget } from './tools.ts'
@@ -25,7 +23,7 @@ export function createWorkflowsModule(ctx: ModuleContext, deps: { readonly provi
   const store = { db: database.db, clock }
   const prune = async () => runs.pruneFinished((await readOrgSettings(database.db)).workflow_retention_days)
   const module: WorkflowsModule = {
-    routes: new Elysia({ name: 'workflows' }).use(workflowRoutes(guard, store, runs)).use(orgRoutes(guard, database, clock)),
+    routes: workflowRoutes(guard, store, runs),
     service: runs,
     tools: async (_principal, target) => workflowTools(store, runs, target),
     prune,

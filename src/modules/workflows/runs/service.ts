@@ -23,7 +23,7 @@ import { getRun, listRuns, RUN_NOT_FOUND, visibleRun, type RunHistoryQuery } fro
 import { pruneFinished, recoverInterrupted } from './housekeeping.ts'
 import { checkResumeBody } from './resume-input.ts'
 import { writeAudit } from '../../../platform/audit.ts'
-import { readOrgSettings } from '../org-settings.ts'
+import { readOrgSettings } from '../../../platform/org-settings.ts'
 import { engineHost, type CancelHandle } from './host.ts'
 import { finishRun, insertRunningRow, pauseRun, type RunMeta } from './store.ts'
 import { runRowView, type RunView } from './views.ts'

@@ -4,12 +4,12 @@ import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { DatabaseHandle } from '../../platform/db/database.ts'
 import { listAudit } from '../../platform/audit.ts'
-import { readOrgSettings, updateOrgSettings } from './org-settings.ts'
+import { readOrgSettings, updateOrgSettings } from '../../platform/org-settings.ts'
 import { AuditEntry, AuditQuery, OrgSettings, OrgSettingsBody } from './schema.ts'
 
 export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clock) {
   const tags = ['org settings']
-  return new Elysia({ name: 'workflow-org-routes' })
+  return new Elysia({ name: 'organisation-routes' })
     .use(guard)
     .get('/api/org/settings', () => readOrgSettings(database.db), {
       auth: 'admin',

@@ -1,9 +1,9 @@
-// Organisation settings that govern workflows (recording mode, retention); each change is audited.
+// Organisation settings (today: how workflow runs are recorded and how long they are kept); each change is audited.
 import type { Kysely } from 'kysely'
-import { isoTime, type Clock } from '../../platform/clock.ts'
-import type { Database } from '../../platform/db/schema.ts'
-import type { RecordingMode } from '../../platform/db/tables/workflows.ts'
-import { writeAudit } from '../../platform/audit.ts'
+import { writeAudit } from './audit.ts'
+import { isoTime, type Clock } from './clock.ts'
+import type { Database } from './db/schema.ts'
+import type { RecordingMode } from './db/tables/workflows.ts'
 
 export interface OrgSettings {
   workflow_recording: RecordingMode

@@ -1,0 +1,35 @@
+// Request and response schemas of the organisation's settings and its audit log.
+import { Type } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { AUDIT_PAGING } from '../../platform/audit.ts'
+import { pageQueryFields } from '../../platform/http/paging.ts'
+import { DateTime, NullableDateTime } from '../../platform/http/schema-pieces.ts'
+
+// A record, not an open object: the server's TypeBox Clean keeps a record's entries but drops an open object's unknown keys.
+const Free = t.Record(t.String(), t.Unknown())
+
+const Recording = t.Union([t.Literal('full'), t.Literal('headers_only'), t.Literal('disabled')])
+export const OrgSettingsBody = t.Object({ workflow_recording: t.Optional(Recording), workflow_retention_days: t.Optional(t.Integer({ minimum: 1, maximum: 3650 })) })
+export const OrgSettings = t.Object({
+  workflow_recording: Recording,
+  workflow_retention_days: Type.Integer(),
+  updated_at: NullableDateTime,
+  updated_by: t.Union([t.String(), t.Null()]),
+})
+export const AuditQuery = t.Object({
+  action: t.Optional(t.String({ description: 'e.g. user.create, user.deactivate, token.revoke, license.apply, org_settings.update, workflow.approval, workflow.cancel' })),
+  actor_id: t.Optional(t.String({ description: 'Only what this user did' })),
+  since: t.Optional(t.String({ format: 'date-time', description: 'Entries at or after this instant' })),
+  until: t.Optional(t.String({ format: 'date-time', description: 'Entries before this instant' })),
+  ...pageQueryFields(AUDIT_PAGING),
+})
+export const AuditEntry = t.Object({
+  id: t.String(),
+  at: DateTime,
+  actor_id: t.Union([t.String(), t.Null()]),
+  actor_email: t.Union([t.String(), t.Null()]),
+  action: t.String(),
+  target_type: t.String(),
+  target_id: t.String(),
+  details: Free,
+})
