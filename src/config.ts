@@ -1,4 +1,4 @@
-// loadConfig(argv, env) → one frozen, typed Config. The only reader of process.env and argv flags (CONTRACT §1).
+// loadConfig(argv, env) → one frozen, typed Config. The only reader of process.env and argv flags (README "Commands" lists them).
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
 import { LOG_LEVELS, type LogLevel } from './platform/log.ts'
@@ -40,14 +40,14 @@ export interface Config {
   readonly licenseMode: LicenseMode
   /** A setup token chosen by the operator instead of a generated one (AGENTBOX_SETUP_TOKEN). */
   readonly setupToken: string | null
-  /** Request body limits in bytes (CONTRACT §0). */
+  /** Request body limits in bytes (docs/api.md "Conventions"). */
   readonly bodyLimit: number
   readonly uploadBodyLimit: number
   /** How long in-flight requests may finish after SIGTERM. */
   readonly shutdownGraceMs: number
   /** Interactions older than this many days are pruned (AGENTBOX_INTERACTION_RETENTION_DAYS, default 365). */
   readonly interactionRetentionDays: number
-  /** Model providers for scheduled tasks (CONTRACT §7). */
+  /** Model providers for scheduled tasks (docs/api.md "Tasks"). */
   readonly llm: LlmConfig
   /** Destinations outbound calls may reach although the address policy refuses them (AGENTBOX_OUTBOUND_ALLOW). */
   readonly outboundAllow: readonly AllowEntry[]

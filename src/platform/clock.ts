@@ -24,5 +24,5 @@ export class ManualClock implements Clock {
   }
 }
 
-/** ISO 8601 UTC with milliseconds and `Z`, the only datetime format on the wire (CONTRACT §0). */
+/** ISO 8601 UTC with milliseconds and `Z`, the only datetime format on the wire (docs/api.md "Conventions"). */
 export const isoTime = (ms: number): string => new Date(ms).toISOString()

@@ -1,4 +1,4 @@
-// Structured logging: one JSON object per line on stdout (CONTRACT §1), filtered by level, written in batches.
+// Structured logging: one JSON object per line on stdout, filtered by level, written in batches.
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']

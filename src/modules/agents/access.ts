@@ -46,7 +46,7 @@ export async function authorizeAgent(db: Kysely<Database>, name: string, princip
   return row
 }
 
-/** True when the agent exists and `principal` may use it: an owner, a viewer, or an admin. For tasks (CONTRACT §7). */
+/** True when the agent exists and `principal` may use it: an owner, a viewer, or an admin. For tasks (docs/api.md "Tasks"). */
 export async function agentVisibleTo(db: Kysely<Database>, agentId: string, principal: Principal): Promise<boolean> {
   return (await findRow(db, { id: agentId }, principal)) !== null
 }

@@ -43,7 +43,7 @@ export async function readLive(db: Kysely<Database>, agentId: string): Promise<V
 }
 
 /**
- * The live version's instructions, the system prompt of a task run with this agent (CONTRACT §7).
+ * The live version's instructions, the system prompt of a task run with this agent (docs/api.md "Tasks").
  * Null when the agent does not exist or has no live version. Does not check access: callers do (agentVisibleTo).
  */
 export async function liveInstructions(db: Kysely<Database>, agentId: string): Promise<string | null> {

@@ -1,4 +1,4 @@
-// /api/agents/{name}/members: sharing with owners and viewers (CONTRACT §9).
+// /api/agents/{name}/members: sharing with owners and viewers (docs/api.md "Agents and versions").
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { AgentsStore } from './draft.ts'

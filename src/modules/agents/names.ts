@@ -1,4 +1,4 @@
-// Agent names: normalisation to lowercase kebab-case and the rule the result must meet (CONTRACT §9).
+// Agent names: normalisation to lowercase kebab-case and the rule the result must meet (docs/api.md "Agents and versions").
 import { type InputIssue } from '../../platform/errors.ts'
 
 export const MAX_NAME_LENGTH = 64

@@ -1,4 +1,4 @@
-// /api/agents: create, list, get, save (PATCH edits the draft) and delete (CONTRACT §9).
+// /api/agents: create, list, get, save (PATCH edits the draft) and delete (docs/api.md "Agents and versions").
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import { Agent, AgentParams, AgentSummary, CreateAgentBody, ListQuery, NoContent, SaveAgentBody } from './schema.ts'

@@ -1,4 +1,4 @@
-// Request and response schemas of agents, versions and members (CONTRACT §9).
+// Request and response schemas of agents, versions and members (docs/api.md "Agents and versions").
 import { t } from 'elysia'
 import { DateTime } from '../../platform/http/schema-pieces.ts'
 import { pageQueryFields, uncappedList } from '../../platform/http/paging.ts'

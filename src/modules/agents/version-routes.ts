@@ -1,4 +1,4 @@
-// /api/agents/{name}: publish, versions, restore and switch live (CONTRACT §9, the spec's Agent versions table).
+// /api/agents/{name}: publish, versions, restore and switch live (docs/api.md "Agents and versions").
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { AgentsStore } from './draft.ts'

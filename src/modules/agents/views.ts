@@ -38,7 +38,7 @@ export function toSummary(row: SummaryRow): AgentSummaryRecord {
   }
 }
 
-/** Only owners see the draft (CONTRACT §9); everyone else sees the live version, or nulls before the first publish. */
+/** Only owners see the draft (docs/api.md "Agents and versions"); everyone else sees the live version, or nulls before the first publish. */
 export async function toAgent(db: Kysely<Database>, row: SummaryRow): Promise<AgentRecord> {
   const instructions = row.role === 'owner' ? ((await readDraft(db, row.id))?.instructions ?? null) : ((await readLive(db, row.id))?.document.instructions ?? null)
   return { ...toSummary(row), instructions }

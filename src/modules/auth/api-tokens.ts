@@ -1,4 +1,4 @@
-// Opaque API tokens `abx_<kind>_<random>`: shown once, stored only as a SHA-256 hash (CONTRACT §3).
+// Opaque API tokens `abx_<kind>_<random>`: shown once, stored only as a SHA-256 hash (docs/api.md "Sign-in, tokens and roles").
 import type { ApiTokenKind } from '../../platform/db/schema.ts'
 import { randomToken, sha256Hex } from '../../platform/ids.ts'
 

@@ -1,4 +1,4 @@
-// Password hashing with argon2id through Bun.password (CONTRACT §3).
+// Password hashing with argon2id through Bun.password (docs/api.md "Sign-in, tokens and roles").
 
 export const MIN_PASSWORD_LENGTH = 12
 

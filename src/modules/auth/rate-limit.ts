@@ -1,4 +1,4 @@
-// Login throttling (docs/decisions.md "Login throttle"; departs from CONTRACT §3's "per e-mail or per address → 429"):
+// Login throttling (docs/decisions.md, "Login throttle"):
 //  - one account from one address: 10 failures in 15 minutes → 429 with Retry-After;
 //  - one address across accounts: 100 failures in 15 minutes → 429;
 //  - one account across addresses: never locked, but once it has 10 failures in the window each further attempt

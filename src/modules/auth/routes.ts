@@ -1,4 +1,4 @@
-// /api/auth: sign-in, the caller's identity, password change, personal API tokens (CONTRACT §3).
+// /api/auth: sign-in, the caller's identity, password change, personal API tokens (docs/api.md "Sign-in, tokens and roles").
 import { Elysia, t } from 'elysia'
 import type { authGuard } from '../../platform/auth/guard.ts'
 import { requestContext } from '../../platform/http/request-context.ts'

@@ -1,4 +1,4 @@
-// Sign-in, password change and personal API tokens (CONTRACT §3).
+// Sign-in, password change and personal API tokens (docs/api.md "Sign-in, tokens and roles").
 import type { Kysely } from 'kysely'
 import { writeAudit } from '../../platform/audit.ts'
 import type { Principal } from '../../platform/auth/principal.ts'

@@ -1,4 +1,4 @@
-// /api/context-type: the tenant's context types (spec "Context type list", CONTRACT §8).
+// /api/context-type: the tenant's context types (spec "Context type list", docs/api.md "Context types").
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import { ContextType, ContextTypeBody, ContextTypeIdParams } from './schema.ts'

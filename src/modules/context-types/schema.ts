@@ -1,4 +1,4 @@
-// Request and response schemas of context types (spec "Context type", CONTRACT §8).
+// Request and response schemas of context types (spec "Context type", docs/api.md "Context types").
 import { t } from 'elysia'
 import { DateTime } from '../../platform/http/schema-pieces.ts'
 

@@ -1,4 +1,4 @@
-// Context types of the tenant: list, create, get, replace, delete; names unique ignoring ASCII case (CONTRACT §8).
+// Context types of the tenant: list, create, get, replace, delete; names unique ignoring ASCII case (docs/api.md "Context types").
 import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'

@@ -1,4 +1,4 @@
-// GET /api/health, /api/health/live, /api/health/ready: public, for people, load balancers and systemd (CONTRACT §4).
+// GET /api/health, /api/health/live, /api/health/ready: public, for people, load balancers and systemd (docs/api.md "Health").
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { NullableDateTime } from '../../platform/http/schema-pieces.ts'

@@ -1,4 +1,4 @@
-// The health report (CONTRACT §4): public, non-sensitive, and cheap enough for a load balancer to poll.
+// The health report (docs/api.md "Health"): public, non-sensitive, and cheap enough for a load balancer to poll.
 import type { Database as Sqlite } from 'bun:sqlite'
 import { statfsSync } from 'node:fs'
 import type { LicenseMode } from '../../config.ts'

@@ -1,4 +1,4 @@
-// Request and response schemas of the interaction store (spec "MCP tool call record", "Summary request", CONTRACT §6).
+// Request and response schemas of the interaction store (spec "MCP tool call record", "Summary request", docs/api.md "Interactions").
 import { t } from 'elysia'
 
 export const RecordMcpToolBody = t.Object({

@@ -1,4 +1,4 @@
-// The interaction store: one row per MCP tool call or API action, recorded for the user who made it (CONTRACT §6).
+// The interaction store: one row per MCP tool call or API action, recorded for the user who made it (docs/api.md "Interactions").
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'

@@ -1,4 +1,4 @@
-// POST /api/org/apply_license and GET /api/org/license (admin only, CONTRACT §2).
+// POST /api/org/apply_license and GET /api/org/license (admin only, docs/api.md "First run and licences").
 import { Elysia } from 'elysia'
 import type { authGuard } from '../../platform/auth/guard.ts'
 import { ApplyLicenseBody, ApplyLicenseResponse, LicenseSummary } from './schema.ts'

@@ -1,4 +1,4 @@
-// /api/user/settings: the caller's own settings, read merged over defaults and updated with compare-then-write (CONTRACT §5).
+// /api/user/settings: the caller's own settings, read merged over defaults and updated with compare-then-write (docs/api.md "Settings").
 import { Elysia } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import { Settings, UpdateSettingsBody, UpdateSettingsResponse } from './schema.ts'

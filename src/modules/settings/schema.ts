@@ -1,4 +1,4 @@
-// Request and response schemas of user settings (spec "Settings", CONTRACT §5): every field optional, nested shapes enforced.
+// Request and response schemas of user settings (spec "Settings", docs/api.md "Settings"): every field optional, nested shapes enforced.
 import { t } from 'elysia'
 
 const Text = t.String({ maxLength: 10_000 })

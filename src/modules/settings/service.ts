@@ -1,4 +1,4 @@
-// Per-user settings: stored fields merged over defaults on read; update compares, then writes or skips (CONTRACT §5).
+// Per-user settings: stored fields merged over defaults on read; update compares, then writes or skips (docs/api.md "Settings").
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'

@@ -1,4 +1,4 @@
-// Skill routes: POST /api/skill/validate, /api/agents/{name}/skills, GET /api/mcp/list_skills (CONTRACT §11).
+// Skill routes: POST /api/skill/validate, /api/agents/{name}/skills, GET /api/mcp/list_skills (docs/api.md "Skills").
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { AgentsStore } from '../agents/service.ts'

@@ -1,4 +1,4 @@
-// Request and response schemas of skill validation, an agent's skills and the skill list (CONTRACT §11).
+// Request and response schemas of skill validation, an agent's skills and the skill list (docs/api.md "Skills").
 import { t } from 'elysia'
 import { DateTime } from '../../platform/http/schema-pieces.ts'
 

@@ -14,7 +14,7 @@ export const SKILL_NOT_FOUND = 'Skill not found'
 
 const nameTaken = (name: string) => conflict(`A skill named '${name}' already exists in this agent`)
 
-/** One 422 entry per validation error (CONTRACT §11); warnings do not block saving. */
+/** One 422 entry per validation error (docs/api.md "Skills"); warnings do not block saving. */
 const toIssue = (problem: SkillProblem): InputIssue => ({
   loc: ['content'],
   msg: problem.message,

@@ -1,4 +1,4 @@
-// /api/task, /api/tasks and /api/threads (CONTRACT §7): scheduled tasks, their runs, and the threads runs write to.
+// /api/task, /api/tasks and /api/threads (docs/api.md "Tasks"): scheduled tasks, their runs, and the threads runs write to.
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import { CreateTaskBody, ListRunsQuery, ListTasksQuery, Run, Task, TaskIdParams, Thread, ThreadIdParams, UpdateTaskBody } from './schema.ts'

@@ -1,4 +1,4 @@
-// Request and response schemas of tasks, runs and threads (CONTRACT §7).
+// Request and response schemas of tasks, runs and threads (docs/api.md "Tasks").
 import { t } from 'elysia'
 import { pagedList, pageQueryFields } from '../../platform/http/paging.ts'
 import { DateTime, DisplayName } from '../../platform/http/schema-pieces.ts'

@@ -72,7 +72,7 @@ export class TasksService {
     this.#o = options
   }
 
-  /** null for manual and disabled tasks (CONTRACT §7), else the first slot after now. */
+  /** null for manual and disabled tasks (docs/api.md "Tasks"), else the first slot after now. */
   #nextRun(state: TaskState, schedule: Schedule): number | null {
     if (state !== 'enabled' || schedule.frequency === 'manual') return null
     return nextRunAt(schedule, this.#o.clock.now())

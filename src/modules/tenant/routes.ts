@@ -1,4 +1,4 @@
-// POST /api/tenant/setup: provisions the instance; needs the one-time setup token as its bearer (CONTRACT §2).
+// POST /api/tenant/setup: provisions the instance; needs the one-time setup token as its bearer (docs/api.md "First run and licences").
 import { Elysia } from 'elysia'
 import { SetupBody, SetupResponse } from './schema.ts'
 import type { TenantService } from './service.ts'

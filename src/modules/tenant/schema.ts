@@ -1,4 +1,4 @@
-// Request and response schemas of tenant setup (spec "Tenant setup", CONTRACT §2).
+// Request and response schemas of tenant setup (spec "Tenant setup", docs/api.md "First run and licences").
 import { t } from 'elysia'
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts'
 

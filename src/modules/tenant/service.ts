@@ -1,4 +1,4 @@
-// First run: the one-time setup token, and provisioning the tenant from a licence in one transaction (CONTRACT §2).
+// First run: the one-time setup token, and provisioning the tenant from a licence in one transaction (docs/api.md "First run and licences").
 import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'

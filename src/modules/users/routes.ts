@@ -1,4 +1,4 @@
-// /api/users: admin-only user management (CONTRACT §3).
+// /api/users: admin-only user management (docs/api.md "Sign-in, tokens and roles").
 import { Elysia, t } from 'elysia'
 import type { authGuard } from '../../platform/auth/guard.ts'
 import { CreateUserBody, UpdateUserBody, User, UserIdParams } from './schema.ts'

@@ -1,4 +1,4 @@
-// Admin user management: create within the licence's seats, list, update, deactivate (CONTRACT §3).
+// Admin user management: create within the licence's seats, list, update, deactivate (docs/api.md "Sign-in, tokens and roles").
 import type { Kysely } from 'kysely'
 import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'

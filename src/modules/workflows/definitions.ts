@@ -1,4 +1,4 @@
-// Workflow definitions as part of an agent's draft (CONTRACT §10): create, list, get, replace, delete; published with the agent.
+// Workflow definitions as part of an agent's draft (docs/api.md "Workflows"): create, list, get, replace, delete; published with the agent.
 import type { Principal } from '../../platform/auth/principal.ts'
 import { isoTime } from '../../platform/clock.ts'
 import { conflict, invalidInput, notFound } from '../../platform/errors.ts'

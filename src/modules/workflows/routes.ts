@@ -1,4 +1,4 @@
-// /api/workflows/{agent_name}…: definitions in the draft, runs, cancel and resume (CONTRACT §10).
+// /api/workflows/{agent_name}…: definitions in the draft, runs, cancel and resume (docs/api.md "Workflows").
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { AgentsStore } from '../agents/service.ts'

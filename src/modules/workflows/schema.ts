@@ -1,4 +1,4 @@
-// Request and response schemas of workflows, runs and resume (CONTRACT §10).
+// Request and response schemas of workflows, runs and resume (docs/api.md "Workflows").
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { pagedList, pageQueryFields } from '../../platform/http/paging.ts'

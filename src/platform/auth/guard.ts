@@ -22,7 +22,7 @@ export interface AuthRequirement {
 
 export interface GuardOptions {
   readonly authenticate: Authenticate
-  /** True once the licence is past expiry plus grace: mutations answer 402 (CONTRACT §2). */
+  /** True once the licence is past expiry plus grace: mutations answer 402 (docs/api.md "First run and licences"). */
   readonly licenseLapsed: () => boolean
 }
 

@@ -47,7 +47,7 @@ export function vacuumInto(source: Sqlite, target: string): void {
 
 /**
  * `agentbox backup FILE`: opens the database read-only beside a possibly running server and copies it to FILE
- * (0600). The key files sealed secrets need (CONTRACT §12; today the one keyring) go to `FILE.keys` (0600) when
+ * (0600). The key files sealed secrets need (today the one keyring) go to `FILE.keys` (0600) when
  * there are any; answers the path of that file, or null.
  */
 export function backupDatabaseFile(databasePath: string, target: string, keyFiles: readonly string[] = []): string | null {

@@ -1,7 +1,7 @@
 // HttpError: failures that only exist over HTTP (a 401 and its challenge, 411, 413 on a body, 429 with Retry-After).
 // Services throw DomainErrors (src/platform/errors.ts); the error handler words both as the contract's body.
 
-/** One entry of a FastAPI-shaped 422 body (CONTRACT §0). */
+/** One entry of a FastAPI-shaped 422 body (docs/api.md "Conventions"). */
 export interface ValidationIssue {
   loc: (string | number)[]
   msg: string

@@ -1,4 +1,4 @@
-// The Elysia half of the HTTP plumbing: the body parser and the error contract (CONTRACT §0). Request ids and the access log live in request-tracking.ts.
+// The Elysia half of the HTTP plumbing: the body parser and the error contract (docs/api.md "Conventions"). Request ids and the access log live in request-tracking.ts.
 import { Elysia, ValidationError } from 'elysia'
 import { errorFields, type Logger } from '../log.ts'
 import { createBodyParser, type BodyLimits } from './body.ts'

@@ -1,4 +1,4 @@
-// Builds the OpenAPI 3.1.0 document from the application's routes: the schemas that validate requests, the guard's requirements and the error contract (CONTRACT §0).
+// Builds the OpenAPI 3.1.0 document from the application's routes: the schemas that validate requests, the guard's requirements and the error contract (docs/api.md "Conventions").
 import { OptionalKind } from '@sinclair/typebox'
 import { AUTH_REQUIREMENT_KEY, type AuthRequirement } from '../auth/guard.ts'
 import { isNoContent, toOpenApiSchema } from './openapi-schema.ts'
@@ -60,7 +60,7 @@ const ERROR_RESPONSES: Record<string, { name: string; response: JsonObject }> = 
   '422': { name: 'ValidationFailed', response: { description: 'Validation error: every failing field', content: jsonContent('HTTPValidationError') } },
 }
 
-/** What a route may declare in `detail.responses` with only a description: the body and headers of CONTRACT §0. */
+/** What a route may declare in `detail.responses` with only a description: the body and headers of docs/api.md "Conventions". */
 function completeErrorResponse(status: string, declared: JsonObject): JsonObject {
   if ('content' in declared || '$ref' in declared || !/^[45]\d\d$/.test(status)) return declared
   const headers = status === '401' ? WWW_AUTHENTICATE : status === '429' ? RETRY_AFTER : undefined

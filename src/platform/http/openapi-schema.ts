@@ -58,7 +58,7 @@ function normalizeUnion(schema: JsonSchema, members: JsonSchema[]): JsonSchema {
  * A deep copy of `schema` as published JSON Schema: TypeBox's symbol keys are gone; Elysia's `nullable` marker, its
  * coercion unions and the `additionalProperties: false` it writes into body and response schemas when it compiles a
  * route (on the route's first request) are removed. Request bodies keep no such flag because the server drops unknown
- * fields instead of refusing them (CONTRACT §0), and responses are cleaned to their schema before they are sent.
+ * fields instead of refusing them (docs/api.md "Conventions"), and responses are cleaned to their schema before they are sent.
  */
 export function toOpenApiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toOpenApiSchema)

@@ -78,7 +78,7 @@ function checkString(value: YamlValue, problem: () => SkillProblem, errors: Skil
 
 function checkCompatibility(value: YamlValue, errors: SkillProblem[]): string | null {
   if (value.kind === 'map' || value.kind === 'list') return fail(errors, problems.compatibilityNotString())
-  // The spec says 1-500 characters if provided; skills-ref has no minimum, Agentbox follows the spec (design/skills.md §4).
+  // The spec says 1-500 characters if provided; skills-ref has no minimum, Agentbox follows the spec.
   const text = value.kind === 'null' ? '' : value.text
   if (text.trim() === '') return fail(errors, problems.compatibilityEmpty())
   const length = codePoints(text)

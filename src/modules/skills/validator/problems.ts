@@ -1,6 +1,6 @@
 // The problems a SKILL.md can have: stable codes, the field each concerns, and messages worded as skills-ref words them.
 
-/** One entry of `errors` or `warnings` in a validation result (CONTRACT §11). */
+/** One entry of `errors` or `warnings` in a validation result (docs/api.md "Skills"). */
 export interface SkillProblem {
   /** The frontmatter key concerned (`name`, `allowed-tools`…), or null for the file's structure, its YAML or its body. */
   field: string | null

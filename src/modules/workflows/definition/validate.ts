@@ -1,4 +1,4 @@
-// Save-time validation of a definition (CONTRACT §10, design §4.1): every problem as a 422 entry located inside it.
+// Save-time validation of a definition (docs/api.md "Workflows"): every problem as a 422 entry located inside it.
 import { type InputIssue } from '../../../platform/errors.ts'
 import { ExpressionError } from '../expr/errors.ts'
 import { parseExpression } from '../expr/parse.ts'

@@ -1,4 +1,4 @@
-// The if node's conditions (CONTRACT §10, design §4.4): string, number, boolean and array operators with ignore_case.
+// The if node's conditions (docs/api.md "Workflows"): string, number, boolean and array operators with ignore_case.
 import { ExpressionError } from '../expr/errors.ts'
 import { RE2JS } from 're2js'
 import { deepEqual, isPlainObject, normalise } from '../expr/values.ts'

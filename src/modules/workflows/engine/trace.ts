@@ -1,4 +1,4 @@
-// The per-step trace a run produces (design §4.3): what responses with include_data show and what step rows record.
+// The per-step trace a run produces: what responses with include_data show and what step rows record.
 import type { StepErrorInfo } from './errors.ts'
 
 export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'waiting_human' | 'cancelled'

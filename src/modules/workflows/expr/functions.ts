@@ -1,4 +1,4 @@
-// The expression functions (design/workflows.md §4.4): small, pure, bounded; the only things a `{{ }}` can call.
+// The expression functions (docs/api.md "Workflows"): small, pure, bounded; the only things a `{{ }}` can call.
 import { ExpressionError } from './errors.ts'
 import { capString, cloneJson, deepEqual, isPlainObject, MAX_RESULT_CHARS, MAX_SCAN, normalise, readPath, stringifyCapped, toText } from './values.ts'
 

@@ -1,4 +1,4 @@
-// What run endpoints answer: the compact run (design §4.3), its waiting block, and step traces with include_data.
+// What run endpoints answer: the compact run, its waiting block, and step traces with include_data.
 import type { Selectable } from 'kysely'
 import type { RunStatus, WorkflowRunsTable, WorkflowStepsTable } from '../../../platform/db/tables/workflows.ts'
 import type { StepTrace } from '../engine/trace.ts'

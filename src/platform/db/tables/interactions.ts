@@ -18,7 +18,7 @@ export interface ContextTypesTable {
   description: string
   when_to_use: string
   how_to_generate: string
-  /** The creator's e-mail as it was at creation (CONTRACT §8). */
+  /** The creator's e-mail as it was at creation (docs/api.md "Context types"). */
   created_by: string
   /** Who may replace or delete it besides admins. */
   created_by_user_id: string

@@ -32,7 +32,7 @@ export interface WorkflowRunsTable {
   updated_at: string
 }
 
-/** One step trace (design §4.3); payload columns are null unless the run records `full`. */
+/** One step trace; payload columns are null unless the run records `full`. */
 export interface WorkflowStepsTable {
   id: string
   run_id: string
