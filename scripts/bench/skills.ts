@@ -45,7 +45,7 @@ if (process.argv[2] === '--post-loop') {
     while (performance.now() < end) {
       const res = await fetch(url!, { method: 'POST', headers: { authorization: auth!, 'content-type': 'application/json' }, body }).catch(() => null)
       if (res) await res.arrayBuffer()
-      if (!res || res.status !== 200) bad++
+      if (res?.status !== 200) bad++
       requests++
     }
   }

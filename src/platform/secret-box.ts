@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { isoTime, systemClock, type Clock } from './clock.ts'
-import { SecretStore } from './secrets.ts'
+import type { SecretStore } from './secrets.ts'
 
 export const CREDENTIALS_KEY_FILE = 'credentials.key'
 const KEY_FILE_LABEL = `secrets/${CREDENTIALS_KEY_FILE}`

@@ -41,6 +41,7 @@ function toError(status: number, body: unknown): ApiError {
 let onSessionEnded: () => void = () => {}
 export const whenSessionEnds = (fn: () => void) => void (onSessionEnded = fn)
 
+// biome-ignore lint/suspicious/noExplicitAny: callers name the response type; untyped calls read JSON as they need
 export async function api<T = any>(method: string, path: string, body?: unknown, bearer?: string): Promise<T> {
   const token = bearer ?? session.token()
   const headers: Record<string, string> = { accept: 'application/json' }

@@ -1,5 +1,5 @@
 // Agent names: normalisation to lowercase kebab-case and the rule the result must meet (docs/api.md "Agents and versions").
-import { type InputIssue } from '../../platform/errors.ts'
+import type { InputIssue } from '../../platform/errors.ts'
 
 export const MAX_NAME_LENGTH = 64
 export const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/

@@ -70,6 +70,7 @@ export async function createAgent(store: AgentsStore, principal: Principal, inpu
 export function agentListQuery(db: Kysely<Database>, principal: Principal, page: Page = {}) {
   const columns = ['agents.id', 'agents.name', 'agents.description', 'agents.live_version', 'agents.live_description', 'agents.live_hash', 'agents.draft_hash', 'agents.created_at', 'agents.updated_at', 'creator.email as creator_email', 'm.role as member_role'] as const
   const { limit, offset } = resolvePage(page, uncappedList)
+  // biome-ignore lint/suspicious/noExplicitAny: any query over any tables; only limit/offset are applied
   const paged = <Q extends SelectQueryBuilder<any, any, any>>(q: Q): Q => q.limit(limit).offset(offset) as Q
   if (principal.role === 'admin') {
     return paged(

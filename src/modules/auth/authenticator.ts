@@ -111,7 +111,7 @@ export function createAuthenticator({ db, reader, changeStamp, clock, accessToke
     if (known) return known
     userByTokenHash ??= prepareUserByTokenHash()
     const row = userByTokenHash.get(sha256Hex(bearer))
-    if (!row || row.active !== 1) throw notAuthenticated()
+    if (row?.active !== 1) throw notAuthenticated()
     return remember(bearer, toPrincipal(row, row.token_kind === 'org' ? 'org_token' : 'pat', row.token_id))
   }
 
@@ -138,7 +138,7 @@ export function createAuthenticator({ db, reader, changeStamp, clock, accessToke
     if (known) return known
     userById ??= prepareUserById()
     const row = userById.get(claims.sub)
-    if (!row || row.active !== 1 || row.session_version !== claims.sv) throw notAuthenticated()
+    if (row?.active !== 1 || row.session_version !== claims.sv) throw notAuthenticated()
     return remember(bearer, toPrincipal(row, 'access_token', null))
   }
 

@@ -1,7 +1,7 @@
 // Schedules: validation of frequency, hour, day, timezone and cron, and next-run computation in wall-clock time via croner.
 import { Cron } from 'croner'
 import type { ScheduleFrequency } from '../../platform/db/tables/tasks.ts'
-import { type InputIssue } from '../../platform/errors.ts'
+import type { InputIssue } from '../../platform/errors.ts'
 
 export interface Schedule {
   frequency: ScheduleFrequency

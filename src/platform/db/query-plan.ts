@@ -9,6 +9,7 @@ import type { Database } from 'bun:sqlite'
  * one that authenticates requests. So the statement is prepared, read and finalized here.
  */
 export function queryPlan(connection: Database, sql: string, parameters: readonly unknown[] = []): string[] {
+  // biome-ignore lint/suspicious/noExplicitAny: bind parameters of any SQL
   const statement = connection.prepare<{ detail: string }, any[]>(`EXPLAIN QUERY PLAN ${sql}`)
   try {
     return statement.all(...parameters).map((row) => row.detail)

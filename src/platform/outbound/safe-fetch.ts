@@ -12,7 +12,7 @@
 // 5. redirects are followed by hand (at most 5), credentials dropped once a hop leaves the origin.
 import { lookup } from 'node:dns/promises'
 import { forbiddenReason, formatIpAddress, parseIpAddress, unmapIPv4, type IpAddress } from './address-policy.ts'
-import { AllowList, normalizeHostName } from './allow-list.ts'
+import { type AllowList, normalizeHostName } from './allow-list.ts'
 import { OutboundError, type OutboundErrorCode } from './errors.ts'
 
 /** Every address a host name resolves to, as text (`93.184.215.14`, `2606:2800::1`). */

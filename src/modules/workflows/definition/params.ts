@@ -1,5 +1,5 @@
 // Parameter checks at save time: each problem is one 422 entry located at the parameter.
-import { type InputIssue } from '../../../platform/errors.ts'
+import type { InputIssue } from '../../../platform/errors.ts'
 import { isReservedKey } from '../expr/errors.ts'
 import { NODE_KINDS } from '../nodes/index.ts'
 import type { WorkflowNode } from './types.ts'

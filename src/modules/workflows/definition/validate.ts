@@ -1,5 +1,5 @@
 // Save-time validation of a definition (docs/api.md "Workflows"): every problem as a 422 entry located inside it.
-import { type InputIssue } from '../../../platform/errors.ts'
+import type { InputIssue } from '../../../platform/errors.ts'
 import { ExpressionError } from '../expr/errors.ts'
 import { parseExpression } from '../expr/parse.ts'
 import { collectExpressions } from '../expr/template.ts'

@@ -27,6 +27,7 @@ export function parseSetPath(path: string): { segments: PathSegment[]; problem?:
 
 /** Writes `value` at `segments` inside `target` (already a private copy), creating objects and lists on the way. */
 export function writePath(target: Record<string, unknown>, segments: PathSegment[], value: unknown): void {
+  // biome-ignore lint/suspicious/noExplicitAny: walks JSON of any shape; every step checks what it finds
   let current: any = target
   segments.forEach((segment, i) => {
     const last = i === segments.length - 1

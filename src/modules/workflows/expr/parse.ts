@@ -6,6 +6,7 @@ import { FUNCTION_NAMES } from './functions.ts'
 
 jsep.plugins.register(object)
 
+// biome-ignore lint/suspicious/noExplicitAny: jsep's node types are open; the evaluator checks each field it reads
 export type Node = jsep.Expression & { [field: string]: any }
 
 export const MAX_SOURCE_CHARS = 4096
