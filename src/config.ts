@@ -109,7 +109,8 @@ function llmEndpoint(env: Readonly<Record<string, string | undefined>>, prefix: 
     } catch {
       url = null
     }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(`AGENTBOX_${prefix}_BASE_URL must be an http(s) URL, got "${baseUrl}"`)
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new ConfigError(`AGENTBOX_${prefix}_BASE_URL must be an http(s) URL, got "${baseUrl}"`)
   }
   return Object.freeze(new Endpoint(baseUrl?.replace(/\/+$/, '') ?? null, apiKey))
 }
@@ -167,7 +168,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     else if (!COMMANDS.includes(first as Command)) throw new ConfigError(`unknown command "${first}"`)
     else command = first as Command
   }
-  const backupFile = command === 'backup' ? positionals[1] ?? null : null
+  const backupFile = command === 'backup' ? (positionals[1] ?? null) : null
   if (command === 'backup' && !backupFile) throw new ConfigError('backup needs a target file: agentbox backup FILE')
   if (positionals.length > (command === 'backup' ? 2 : 1)) throw new ConfigError(`unexpected argument "${positionals.at(-1)}"`)
 
@@ -181,7 +182,8 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
   const retention = env.AGENTBOX_INTERACTION_RETENTION_DAYS ?? '365'
   if (!/^[1-9]\d*$/.test(retention)) throw new ConfigError(`AGENTBOX_INTERACTION_RETENTION_DAYS must be a whole number of days (1 or more), got "${retention}"`)
   const taskMinInterval = env.AGENTBOX_TASK_MIN_INTERVAL_S ?? '60'
-  if (!/^[1-9]\d*$/.test(taskMinInterval)) throw new ConfigError(`AGENTBOX_TASK_MIN_INTERVAL_S must be a whole number of seconds (1 or more), got "${taskMinInterval}"`)
+  if (!/^[1-9]\d*$/.test(taskMinInterval))
+    throw new ConfigError(`AGENTBOX_TASK_MIN_INTERVAL_S must be a whole number of seconds (1 or more), got "${taskMinInterval}"`)
 
   return Object.freeze({
     command,

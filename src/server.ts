@@ -52,7 +52,22 @@ export interface AgentboxServer {
 }
 
 /** The order routes are registered in, which is also the order of paths in the OpenAPI document. */
-const routeOrder = (m: Modules): CapabilityModule[] => [m.health, m.tenant, m.console, m.license, m.auth, m.users, m.settings, m.contextTypes, m.interactions, m.agents, m.skills, m.workflows, m.organisation, m.tasks]
+const routeOrder = (m: Modules): CapabilityModule[] => [
+  m.health,
+  m.tenant,
+  m.console,
+  m.license,
+  m.auth,
+  m.users,
+  m.settings,
+  m.contextTypes,
+  m.interactions,
+  m.agents,
+  m.skills,
+  m.workflows,
+  m.organisation,
+  m.tasks,
+]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {
   // normalize 'typebox': Elysia's default (exact-mirror) rebuilds a body from the schema before validating it, so `[]`
@@ -120,7 +135,17 @@ async function bootOn(
 
   let closing = false
   const jobs = new JobRunner(logger)
-  const modules = createModules({ config, clock, logger, database, jobs, secrets, isReady: () => !closing, sleep: overrides.sleep ?? ((ms) => Bun.sleep(ms)), passwordCost: overrides.passwordCost })
+  const modules = createModules({
+    config,
+    clock,
+    logger,
+    database,
+    jobs,
+    secrets,
+    isReady: () => !closing,
+    sleep: overrides.sleep ?? ((ms) => Bun.sleep(ms)),
+    passwordCost: overrides.passwordCost,
+  })
   const app = buildApp(config, logger, modules)
   await startModules(inStartOrder(modules), jobs)
   const setupToken = modules.tenant.setupTokenAtBoot()
@@ -142,7 +167,8 @@ async function bootOn(
         listener = Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: LAST_RESORT_BODY_LIMIT, fetch })
       } catch (error) {
         const code = (error as { code?: unknown }).code
-        if (code === 'EADDRINUSE') throw new ListenError(`Port ${config.port} on ${config.host} is already in use: stop what listens there or choose another with --port`)
+        if (code === 'EADDRINUSE')
+          throw new ListenError(`Port ${config.port} on ${config.host} is already in use: stop what listens there or choose another with --port`)
         if (code === 'EACCES') throw new ListenError(`Not allowed to listen on port ${config.port} on ${config.host}: choose a port above 1023 with --port`)
         if (code === 'EADDRNOTAVAIL') throw new ListenError(`${config.host} is not an address of this machine: choose another with --host`)
         throw error

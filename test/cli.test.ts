@@ -15,7 +15,15 @@ const run = (args: string[], env: Record<string, string> = {}) => {
 describe('loadConfig', () => {
   test('defaults: serve on 0.0.0.0:8080 with ./data, production licence mode', () => {
     const config = loadConfig([], {})
-    expect(config).toMatchObject({ command: 'serve', port: 8080, host: '0.0.0.0', dataDir: resolve('data'), logLevel: 'info', licenseMode: 'production', setupToken: null })
+    expect(config).toMatchObject({
+      command: 'serve',
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: resolve('data'),
+      logLevel: 'info',
+      licenseMode: 'production',
+      setupToken: null,
+    })
     expect(config.bodyLimit).toBe(1024 * 1024)
     expect(config.uploadBodyLimit).toBe(10 * 1024 * 1024)
     expect(config.interactionRetentionDays).toBe(365)
@@ -26,7 +34,11 @@ describe('loadConfig', () => {
   test('flags override environment variables, which override defaults', () => {
     const env = { AGENTBOX_PORT: '9000', AGENTBOX_HOST: '127.0.0.1', AGENTBOX_DATA_DIR: '/tmp/from-env' }
     expect(loadConfig([], env)).toMatchObject({ port: 9000, host: '127.0.0.1', dataDir: '/tmp/from-env' })
-    expect(loadConfig(['serve', '--port', '9100', '--host', '::1', '--data', '/tmp/from-flag'], env)).toMatchObject({ port: 9100, host: '::1', dataDir: '/tmp/from-flag' })
+    expect(loadConfig(['serve', '--port', '9100', '--host', '::1', '--data', '/tmp/from-flag'], env)).toMatchObject({
+      port: 9100,
+      host: '::1',
+      dataDir: '/tmp/from-flag',
+    })
   })
 
   test('systemd STATE_DIRECTORY is the data dir when nothing else names one', () => {

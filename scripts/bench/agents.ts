@@ -55,12 +55,25 @@ const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Ma
 // ------------------------------------------------------------------------------------------------------------ set-up
 
 const dataDir = mkdtempSync(join(tmpdir(), 'agentbox-bench-agents-'))
-const config = loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_LOG_LEVEL: 'warn', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_PORT: '0', AGENTBOX_HOST: '127.0.0.1' })
+const config = loadConfig(['serve'], {
+  AGENTBOX_DATA_DIR: dataDir,
+  AGENTBOX_LICENSE_MODE: 'test',
+  AGENTBOX_LOG_LEVEL: 'warn',
+  AGENTBOX_SETUP_TOKEN: SETUP_TOKEN,
+  AGENTBOX_PORT: '0',
+  AGENTBOX_HOST: '127.0.0.1',
+})
 const server = await createServer(config)
 const { db, reader } = server.database
 
 async function call(method: string, path: string, token: string, body?: unknown) {
-  const res = await server.fetch(new Request(`http://localhost${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))
+  const res = await server.fetch(
+    new Request(`http://localhost${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  )
   const json = (await res.json()) as any
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
   return json
@@ -72,7 +85,12 @@ const principalOf = async (token: string): Promise<Principal> => {
 }
 
 const seedStarted = performance.now()
-await call('POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: benchLicense({ seats: CREATORS + 10 }), admin_email: 'admin@example.com', admin_name: 'Ada Admin', admin_password: PASSWORD })
+await call('POST', '/api/tenant/setup', SETUP_TOKEN, {
+  license_token: benchLicense({ seats: CREATORS + 10 }),
+  admin_email: 'admin@example.com',
+  admin_name: 'Ada Admin',
+  admin_password: PASSWORD,
+})
 const adminToken = await login('admin@example.com')
 const admin = await principalOf(adminToken)
 await call('POST', '/api/users', adminToken, { email: 'member@example.com', name: 'Max Member', password: PASSWORD, role: 'member' })
@@ -123,7 +141,9 @@ const cases: Case[] = [
 type Layer = 'raw' | 'service' | 'handle' | 'http' | 'checked'
 const LAYERS: Layer[] = ['raw', 'service', 'handle', 'http', 'checked']
 
-const checkedApp = new Elysia().get('/:who', ({ params }) => listAgents(db, params.who === 'admin' ? admin : member), { response: { 200: t.Array(AgentSummary) } })
+const checkedApp = new Elysia().get('/:who', ({ params }) => listAgents(db, params.who === 'admin' ? admin : member), {
+  response: { 200: t.Array(AgentSummary) },
+})
 
 /** Reads the whole body as a client would receive it; parsing it is the client's cost, so only the warm-up parses. */
 const itemCount = async (res: Response, parse: boolean) => {
@@ -223,7 +243,9 @@ function round3(x: number) {
 
 console.log(`agents list benchmark — ${result.date}`)
 console.log(`${machine}`)
-console.log(`${AGENTS} agents (${CREATORS} creators, half published), member viewer of ${SHARES}; ${ROUNDS} rounds × ${ITERATIONS} iterations per layer; seeded in ${result.seed_seconds} s\n`)
+console.log(
+  `${AGENTS} agents (${CREATORS} creators, half published), member viewer of ${SHARES}; ${ROUNDS} rounds × ${ITERATIONS} iterations per layer; seeded in ${result.seed_seconds} s\n`,
+)
 console.log('| caller | items | bytes | layer | median ms | p95 ms | × raw |')
 console.log('|---|---:|---:|---|---:|---:|---:|')
 for (const c of result.cases) {

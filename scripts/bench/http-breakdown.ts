@@ -87,7 +87,9 @@ try {
     `select ${colList}, t.id as token_id, t.kind as token_kind from ` +
     `(select id, kind, user_id from api_tokens where token_hash = ? and revoked_at is null limit 1) t, users where users.id = t.user_id`
   const derivedNoLimitSql = derivedSql.replace(' limit 1', '')
-  const { token_hash: hash, user_id: userId } = database.reader.query<{ token_hash: string; user_id: string }, []>("select token_hash, user_id from api_tokens where kind = 'pat'").get()!
+  const { token_hash: hash, user_id: userId } = database.reader
+    .query<{ token_hash: string; user_id: string }, []>("select token_hash, user_id from api_tokens where kind = 'pat'")
+    .get()!
   const reader = database.reader
   await time('  SQL userById (one table, PK)', () => reader.query(userSql).get(userId))
   await time('  SQL PAT lookup as a plain join: api_tokens INNER JOIN users (before 6017baf)', () => reader.query(joinSql).get(hash))

@@ -43,7 +43,6 @@ const WARMUP = intOption(opts.warmup!, '--warmup')
 const CONNECTIONS = intOption(opts.connections!, '--connections')
 const COLD_STARTS = intOption(opts['cold-starts']!, '--cold-starts')
 
-
 // ---------------------------------------------------------------------------------------------------------------- tools
 
 const which = (cmd: string): string | null => Bun.which(cmd)
@@ -163,7 +162,12 @@ async function call(base: string, method: string, path: string, token?: string, 
   const headers: Record<string, string> = {}
   if (token) headers.authorization = `Bearer ${token}`
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) })
+  const response = await fetch(base + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  })
   const text = await response.text()
   let json: unknown = text
   try {
@@ -256,7 +260,14 @@ async function load(url: string, authorization: string | null, seconds: number):
   }
   const header = authorization ? ['authorization', authorization] : []
   const out = await bounded(pinned(1, [process.execPath, join(import.meta.dir, 'loadgen.ts'), url, String(CONNECTIONS), String(seconds), ...header]), seconds)
-  const r = JSON.parse(out.trim().split('\n').at(-1)!) as { requests: number; seconds: number; non2xx: number; errors: number; p50_ms: number | null; p99_ms: number | null }
+  const r = JSON.parse(out.trim().split('\n').at(-1)!) as {
+    requests: number
+    seconds: number
+    non2xx: number
+    errors: number
+    p50_ms: number | null
+    p99_ms: number | null
+  }
   return { rps: r.requests / r.seconds, requests: r.requests, p50: r.p50_ms, p99: r.p99_ms, non2xx: r.non2xx, socketErrors: r.errors }
 }
 
@@ -283,10 +294,10 @@ const CONFIGS: BenchConfig[] = [
     ]),
   ...(opts['no-binary']
     ? []
-    : [
+    : ([
         { key: 'me-jwt-binary', label: '`dist/agentbox` GET /api/auth/me, JWT', server: 'binary', path: '/api/auth/me', auth: 'jwt' },
         { key: 'me-pat-binary', label: '`dist/agentbox` GET /api/auth/me, PAT (abx_pat_)', server: 'binary', path: '/api/auth/me', auth: 'pat' },
-      ] satisfies BenchConfig[]),
+      ] satisfies BenchConfig[])),
 ]
 
 interface Sample extends LoadResult {
@@ -318,7 +329,11 @@ async function correctness(server: Agentbox, level: string, round: number): Prom
   await expectOk(server.base, 'DELETE', `/api/users/${member.id}`, server.jwt, undefined)
   const jwtAfter = await call(server.base, 'GET', '/api/auth/me', memberJwt)
   const patAfter = await call(server.base, 'GET', '/api/auth/me', memberPat)
-  check(`[${level} r${round}] deactivated user → next request 401`, jwtAfter.status === 401 && patAfter.status === 401, `JWT ${jwtAfter.status}, PAT ${patAfter.status}`)
+  check(
+    `[${level} r${round}] deactivated user → next request 401`,
+    jwtAfter.status === 401 && patAfter.status === 401,
+    `JWT ${jwtAfter.status}, PAT ${patAfter.status}`,
+  )
 }
 
 async function round(r: number): Promise<void> {
@@ -458,7 +473,9 @@ async function binaryFacts(): Promise<BinaryFacts> {
     const src = await coldStart([process.execPath, join(ROOT, 'src', 'main.ts')], `cold-src-${i}`)
     facts.sourceColdStartMs.push(src.ms)
     facts.sourceIdleRssMiB.push(src.rss)
-    console.log(`  cold start ${i + 1}: binary ${bin.ms.toFixed(1)} ms, ${bin.rss.toFixed(1)} MiB; from source ${src.ms.toFixed(1)} ms, ${src.rss.toFixed(1)} MiB`)
+    console.log(
+      `  cold start ${i + 1}: binary ${bin.ms.toFixed(1)} ms, ${bin.rss.toFixed(1)} MiB; from source ${src.ms.toFixed(1)} ms, ${src.rss.toFixed(1)} MiB`,
+    )
   }
   return facts
 }
@@ -474,7 +491,12 @@ function machine(): Record<string, string> {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
   const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? 'unknown'
   const memKb = Number(/^MemTotal:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0)
-  const wrkVersion = WRK ? new TextDecoder().decode(Bun.spawnSync([WRK, '--version']).stdout).split('\n')[0]!.split(' Copyright')[0]! : 'not installed (Bun fetch load generator)'
+  const wrkVersion = WRK
+    ? new TextDecoder()
+        .decode(Bun.spawnSync([WRK, '--version']).stdout)
+        .split('\n')[0]!
+        .split(' Copyright')[0]!
+    : 'not installed (Bun fetch load generator)'
   return {
     date: new Date().toISOString(),
     nproc: String(availableParallelism()),
@@ -492,7 +514,9 @@ function report(binary: BinaryFacts | null): string {
   const bare = samples.get('bare')!
   const bareByRound = new Map(bare.map((s) => [s.round, s]))
   lines.push(`### HTTP throughput (${ROUNDS} rounds × ${DURATION} s after ${WARMUP} s warm-up, ${CONNECTIONS} connections; medians)`, '')
-  lines.push('| config | log level | req/s median | ratio vs bare | CPU-normalised ratio | server CPU µs/req | server CPU % | p50 ms | p99 ms | non-2xx + socket errors |')
+  lines.push(
+    '| config | log level | req/s median | ratio vs bare | CPU-normalised ratio | server CPU µs/req | server CPU % | p50 ms | p99 ms | non-2xx + socket errors |',
+  )
   lines.push('|---|---|---|---|---|---|---|---|---|---|')
   for (const c of CONFIGS) {
     const list = samples.get(c.key)!
@@ -523,7 +547,8 @@ function report(binary: BinaryFacts | null): string {
     const name = ch.name.replace(/^\[[^\]]+\] /, '')
     grouped.set(name, [...(grouped.get(name) ?? []), ch.pass])
   }
-  for (const [name, results] of grouped) lines.push(`- ${results.every(Boolean) ? 'PASS' : 'FAIL'} ${name} (${results.filter(Boolean).length}/${results.length})`)
+  for (const [name, results] of grouped)
+    lines.push(`- ${results.every(Boolean) ? 'PASS' : 'FAIL'} ${name} (${results.filter(Boolean).length}/${results.length})`)
   lines.push('')
 
   if (binary) {
@@ -546,7 +571,9 @@ function report(binary: BinaryFacts | null): string {
 benchRoot = mkdtempSync(join(tmpdir(), 'agentbox-bench-'))
 let failed = false
 try {
-  console.log(`HTTP bench: ${ROUNDS} rounds, ${CONFIGS.length} configs, ${DURATION} s runs (+${WARMUP} s warm-up), ${CONNECTIONS} connections, load: ${WRK ?? 'bun loadgen'}`)
+  console.log(
+    `HTTP bench: ${ROUNDS} rounds, ${CONFIGS.length} configs, ${DURATION} s runs (+${WARMUP} s warm-up), ${CONNECTIONS} connections, load: ${WRK ?? 'bun loadgen'}`,
+  )
   if (!opts['no-binary']) ensureBinary()
   for (let r = 1; r <= ROUNDS; r++) {
     console.log(`round ${r}/${ROUNDS}`)
@@ -567,7 +594,15 @@ try {
   let md = report(binary)
   if (binaryError) md = md.replace('### Machine', `### Binary\n\nFAIL: ${binaryError}\n\n### Machine`)
   console.log('\n' + md)
-  if (opts.json) writeFileSync(opts.json, JSON.stringify({ machine: machine(), configs: CONFIGS, samples: Object.fromEntries(samples), checks, peakRss: Object.fromEntries(peakRss), binary }, null, 2))
+  if (opts.json)
+    writeFileSync(
+      opts.json,
+      JSON.stringify(
+        { machine: machine(), configs: CONFIGS, samples: Object.fromEntries(samples), checks, peakRss: Object.fromEntries(peakRss), binary },
+        null,
+        2,
+      ),
+    )
   failed = binaryError !== null || checks.some((c) => !c.pass) || [...samples.values()].flat().some((s) => s.non2xx > 0 || s.socketErrors > 0)
 } catch (error) {
   console.error(error)

@@ -21,6 +21,16 @@ const TEST_PRIVATE_KEY = join(import.meta.dir, '..', '..', 'test', 'fixtures', '
 export function benchLicense({ org = 'Bench', seats = 10 }: { org?: string; seats?: number } = {}): string {
   const now = Math.floor(Date.now() / 1000)
   const key = createPrivateKey(readFileSync(TEST_PRIVATE_KEY, 'utf8'))
-  const claims = { iss: 'agentbox-licensing' as const, lic: `lic_bench_${crypto.randomUUID()}`, sub: org.toLowerCase(), org, seats, features: [], iat: now - 86_400, nbf: now - 86_400, exp: now + 365 * 86_400 }
+  const claims = {
+    iss: 'agentbox-licensing' as const,
+    lic: `lic_bench_${crypto.randomUUID()}`,
+    sub: org.toLowerCase(),
+    org,
+    seats,
+    features: [],
+    iat: now - 86_400,
+    nbf: now - 86_400,
+    exp: now + 365 * 86_400,
+  }
   return signLicenseToken(claims, key, TEST_KID)
 }

@@ -31,7 +31,12 @@ import { createServer } from '../../src/server.ts'
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
   strict: false,
-  options: { tasks: { type: 'string', default: '10000' }, due: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' }, json: { type: 'string' } },
+  options: {
+    tasks: { type: 'string', default: '10000' },
+    due: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+    json: { type: 'string' },
+  },
 })
 const TASKS = Number(opts.tasks)
 const DUE = Number(opts.due)
@@ -52,28 +57,72 @@ async function freshDatabase(): Promise<{ dir: string; database: DatabaseHandle 
   const database = openDatabase(join(dir, 'agentbox.db'))
   await migrateToLatest(database, dir, Date.now())
   const now = isoTime(Date.now())
-  await database.db.insertInto('users').values({ id: USER_ID, kind: 'person', email: 'bench@example.com', name: 'Bench', role: 'admin', password_hash: null, active: 1, session_version: 0, created_at: now, updated_at: now }).execute()
+  await database.db
+    .insertInto('users')
+    .values({
+      id: USER_ID,
+      kind: 'person',
+      email: 'bench@example.com',
+      name: 'Bench',
+      role: 'admin',
+      password_hash: null,
+      active: 1,
+      session_version: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute()
   return { dir, database }
 }
 
 function taskRow(i: number, schedule: Schedule, nextRun: number): TasksTable {
   const now = isoTime(Date.now())
   return {
-    id: newId(), name: `task ${i}`, prompt: `bench prompt ${i}`, creator_id: USER_ID, created_by: 'bench@example.com', agent_id: null, chat_provider: null, chat_model: null,
-    mentions: '[]', visibility: 'private', frequency: schedule.frequency, schedule_hour: schedule.hour, schedule_day: schedule.day, timezone: schedule.timezone, cron: schedule.cron,
-    state: 'enabled', thread_policy: 'new_each_run', thread_id: null, next_run: isoTime(nextRun), last_run_at: null, last_run_status: null, last_run_thread_id: null, created_at: now, updated_at: now,
+    id: newId(),
+    name: `task ${i}`,
+    prompt: `bench prompt ${i}`,
+    creator_id: USER_ID,
+    created_by: 'bench@example.com',
+    agent_id: null,
+    chat_provider: null,
+    chat_model: null,
+    mentions: '[]',
+    visibility: 'private',
+    frequency: schedule.frequency,
+    schedule_hour: schedule.hour,
+    schedule_day: schedule.day,
+    timezone: schedule.timezone,
+    cron: schedule.cron,
+    state: 'enabled',
+    thread_policy: 'new_each_run',
+    thread_id: null,
+    next_run: isoTime(nextRun),
+    last_run_at: null,
+    last_run_status: null,
+    last_run_thread_id: null,
+    created_at: now,
+    updated_at: now,
   }
 }
 
 async function insertTasks(database: DatabaseHandle, rows: TasksTable[]): Promise<void> {
   await database.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < rows.length; i += 500) await trx.insertInto('tasks').values(rows.slice(i, i + 500)).execute()
+    for (let i = 0; i < rows.length; i += 500)
+      await trx
+        .insertInto('tasks')
+        .values(rows.slice(i, i + 500))
+        .execute()
   })
 }
 
 function tasksModuleOver(database: DatabaseHandle, dataDir: string) {
   const config = loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir })
-  const guard = authGuard({ authenticate: () => { throw notAuthenticated() }, licenseLapsed: () => false })
+  const guard = authGuard({
+    authenticate: () => {
+      throw notAuthenticated()
+    },
+    licenseLapsed: () => false,
+  })
   return createTasksModule({ config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger) }, { providers: new ModelProviders(config.llm) })
 }
 
@@ -87,7 +136,10 @@ const round1 = (x: number) => Math.round(x * 10) / 10
 async function bootRound() {
   const { dir, database } = await freshDatabase()
   const now = Date.now()
-  await insertTasks(database, Array.from({ length: TASKS }, (_, i) => taskRow(i, SCHEDULES[i % SCHEDULES.length]!, nextRunAt(SCHEDULES[i % SCHEDULES.length]!, now)!)))
+  await insertTasks(
+    database,
+    Array.from({ length: TASKS }, (_, i) => taskRow(i, SCHEDULES[i % SCHEDULES.length]!, nextRunAt(SCHEDULES[i % SCHEDULES.length]!, now)!)),
+  )
   const heapBefore = heapMiB()
   const module = tasksModuleOver(database, dir)
   const started = performance.now()
@@ -102,11 +154,12 @@ async function bootRound() {
   // The whole server on the same data dir: migrations check, licence, every module's start, first health answer.
   const serverStarted = performance.now()
   const server = await createServer(loadConfig(['serve'], { AGENTBOX_DATA_DIR: dir, AGENTBOX_LICENSE_MODE: 'test' }), { logger })
-  const health = await (await server.app.handle(new Request('http://localhost/api/health'))).json() as { checks: { scheduler: { jobs: number } } }
+  const health = (await (await server.app.handle(new Request('http://localhost/api/health'))).json()) as { checks: { scheduler: { jobs: number } } }
   const serverMs = performance.now() - serverStarted
   await server.stop()
   rmSync(dir, { recursive: true, force: true })
-  if (jobs !== TASKS || health.checks.scheduler.jobs !== TASKS) throw new Error(`expected ${TASKS} jobs, module had ${jobs}, health said ${health.checks.scheduler.jobs}`)
+  if (jobs !== TASKS || health.checks.scheduler.jobs !== TASKS)
+    throw new Error(`expected ${TASKS} jobs, module had ${jobs}, health said ${health.checks.scheduler.jobs}`)
   return { startMs, serverMs, heapDeltaMiB: heapAfter - heapBefore, rssMiB: rssAfter, jobs }
 }
 
@@ -115,9 +168,18 @@ async function dueRound() {
   const slot = Math.ceil((Date.now() + 3_000) / 1000) * 1000
   const at = new Date(slot)
   // A 6-field cron for exactly that second of the day (UTC): the next slot after it is a day away.
-  const schedule: Schedule = { frequency: 'cron', hour: null, day: null, timezone: 'UTC', cron: `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *` }
+  const schedule: Schedule = {
+    frequency: 'cron',
+    hour: null,
+    day: null,
+    timezone: 'UTC',
+    cron: `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`,
+  }
   if (nextRunAt(schedule, slot - 1) !== slot) throw new Error('slot computation disagrees')
-  await insertTasks(database, Array.from({ length: DUE }, (_, i) => taskRow(i, schedule, slot)))
+  await insertTasks(
+    database,
+    Array.from({ length: DUE }, (_, i) => taskRow(i, schedule, slot)),
+  )
   const module = tasksModuleOver(database, dir)
   await module.start!()
 
@@ -131,9 +193,17 @@ async function dueRound() {
   await module.scheduler.idle()
 
   const reader = database.reader
-  const runs = reader.query('SELECT task_id, scheduled_for, started_at, finished_at, status FROM task_runs').all() as { task_id: string; scheduled_for: string; started_at: string; finished_at: string; status: string }[]
+  const runs = reader.query('SELECT task_id, scheduled_for, started_at, finished_at, status FROM task_runs').all() as {
+    task_id: string
+    scheduled_for: string
+    started_at: string
+    finished_at: string
+    status: string
+  }[]
   const perTask = reader.query('SELECT count(*) AS n FROM (SELECT task_id FROM task_runs GROUP BY task_id HAVING count(*) > 1)').get() as { n: number }
-  const perSlot = reader.query('SELECT count(*) AS n FROM (SELECT task_id, scheduled_for FROM task_runs GROUP BY task_id, scheduled_for HAVING count(*) > 1)').get() as { n: number }
+  const perSlot = reader
+    .query('SELECT count(*) AS n FROM (SELECT task_id, scheduled_for FROM task_runs GROUP BY task_id, scheduled_for HAVING count(*) > 1)')
+    .get() as { n: number }
   const lags = runs.map((r) => Date.parse(r.started_at) - slot)
   const finishes = runs.map((r) => Date.parse(r.finished_at) - slot)
   const succeeded = runs.filter((r) => r.status === 'succeeded').length
@@ -154,22 +224,43 @@ async function dueRound() {
   }
 }
 
-console.log(`scheduler bench: ${TASKS} tasks at boot, ${DUE} due in one second, ${ROUNDS} rounds; ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}, Bun ${Bun.version}`)
+console.log(
+  `scheduler bench: ${TASKS} tasks at boot, ${DUE} due in one second, ${ROUNDS} rounds; ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}, Bun ${Bun.version}`,
+)
 const boots = []
 const dues = []
 for (let round = 1; round <= ROUNDS; round++) {
   const boot = await bootRound()
-  console.log(`round ${round} boot: start() ${round1(boot.startMs)} ms for ${boot.jobs} jobs; createServer + first health ${round1(boot.serverMs)} ms; heap +${round1(boot.heapDeltaMiB)} MiB for the jobs; process RSS ${round1(boot.rssMiB)} MiB`)
+  console.log(
+    `round ${round} boot: start() ${round1(boot.startMs)} ms for ${boot.jobs} jobs; createServer + first health ${round1(boot.serverMs)} ms; heap +${round1(boot.heapDeltaMiB)} MiB for the jobs; process RSS ${round1(boot.rssMiB)} MiB`,
+  )
   boots.push(boot)
   const due = await dueRound()
-  console.log(`round ${round} due: ${due.runs} runs for ${due.distinctTasks} tasks (${due.succeeded} succeeded); first started +${due.firstStartMs} ms, all started +${due.allStartedMs} ms, all finished +${due.allFinishedMs} ms after the slot; tasks run twice: ${due.tasksRunTwice}, slots run twice: ${due.slotsRunTwice}, runs started by extra ticks: ${due.extraTicksStarted}`)
+  console.log(
+    `round ${round} due: ${due.runs} runs for ${due.distinctTasks} tasks (${due.succeeded} succeeded); first started +${due.firstStartMs} ms, all started +${due.allStartedMs} ms, all finished +${due.allFinishedMs} ms after the slot; tasks run twice: ${due.tasksRunTwice}, slots run twice: ${due.slotsRunTwice}, runs started by extra ticks: ${due.extraTicksStarted}`,
+  )
   dues.push(due)
-  if (due.runs !== DUE || due.distinctTasks !== DUE || due.tasksRunTwice !== 0 || due.slotsRunTwice !== 0) throw new Error('a due task did not run exactly once')
+  if (due.runs !== DUE || due.distinctTasks !== DUE || due.tasksRunTwice !== 0 || due.slotsRunTwice !== 0)
+    throw new Error('a due task did not run exactly once')
 }
 const summary = {
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, bun: Bun.version, date: new Date().toISOString() },
-  boot: { tasks: TASKS, startMs: round1(median(boots.map((b) => b.startMs))), serverMs: round1(median(boots.map((b) => b.serverMs))), heapDeltaMiB: round1(median(boots.map((b) => b.heapDeltaMiB))), rssMiB: round1(median(boots.map((b) => b.rssMiB))) },
-  due: { tasks: DUE, allStartedMs: median(dues.map((d) => d.allStartedMs)), allFinishedMs: median(dues.map((d) => d.allFinishedMs)), firstStartMs: median(dues.map((d) => d.firstStartMs)), ranTwice: Math.max(...dues.map((d) => d.tasksRunTwice + d.slotsRunTwice)) },
+  boot: {
+    tasks: TASKS,
+    startMs: round1(median(boots.map((b) => b.startMs))),
+    serverMs: round1(median(boots.map((b) => b.serverMs))),
+    heapDeltaMiB: round1(median(boots.map((b) => b.heapDeltaMiB))),
+    rssMiB: round1(median(boots.map((b) => b.rssMiB))),
+  },
+  due: {
+    tasks: DUE,
+    allStartedMs: median(dues.map((d) => d.allStartedMs)),
+    allFinishedMs: median(dues.map((d) => d.allFinishedMs)),
+    firstStartMs: median(dues.map((d) => d.firstStartMs)),
+    ranTwice: Math.max(...dues.map((d) => d.tasksRunTwice + d.slotsRunTwice)),
+  },
 }
-console.log(`median: boot start() ${summary.boot.startMs} ms, server boot ${summary.boot.serverMs} ms, heap +${summary.boot.heapDeltaMiB} MiB; ${DUE} due: all started within ${summary.due.allStartedMs} ms, all finished within ${summary.due.allFinishedMs} ms; ran twice: ${summary.due.ranTwice}`)
+console.log(
+  `median: boot start() ${summary.boot.startMs} ms, server boot ${summary.boot.serverMs} ms, heap +${summary.boot.heapDeltaMiB} MiB; ${DUE} due: all started within ${summary.due.allStartedMs} ms, all finished within ${summary.due.allFinishedMs} ms; ran twice: ${summary.due.ranTwice}`,
+)
 if (opts.json) writeFileSync(String(opts.json), JSON.stringify(summary, null, 2))

@@ -138,13 +138,20 @@ async function freePort(): Promise<number> {
 }
 async function waitFor(url: string): Promise<void> {
   for (const deadline = performance.now() + 20_000; performance.now() < deadline; await Bun.sleep(10)) {
-    const ok = await fetch(url).then((r) => r.ok, () => false)
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (ok) return
   }
   throw new Error(`${url} not ready`)
 }
 async function post(url: string, token: string, body: unknown): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   const json = await res.json()
   if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${JSON.stringify(json)}`)
   return json
@@ -156,13 +163,23 @@ children.add(bare)
 const agentboxPort = await freePort()
 const agentbox = Bun.spawn(
   pinned(0, [process.execPath, join(ROOT, 'src', 'main.ts'), 'serve', '--host', '127.0.0.1', '--port', String(agentboxPort), '--data', join(dir, 'data')]),
-  { cwd: ROOT, env: { ...process.env, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' }, stdout: 'ignore', stderr: 'inherit' },
+  {
+    cwd: ROOT,
+    env: { ...process.env, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  },
 )
 children.add(agentbox)
 const BARE = `http://127.0.0.1:${barePort}`
 const AGENTBOX = `http://127.0.0.1:${agentboxPort}`
 await Promise.all([waitFor(BARE), waitFor(`${AGENTBOX}/api/health/live`)])
-await post(`${AGENTBOX}/api/tenant/setup`, SETUP_TOKEN, { license_token: benchLicense({ org: 'Bench' }), admin_email: 'admin@example.com', admin_name: 'Ada Admin', admin_password: PASSWORD })
+await post(`${AGENTBOX}/api/tenant/setup`, SETUP_TOKEN, {
+  license_token: benchLicense({ org: 'Bench' }),
+  admin_email: 'admin@example.com',
+  admin_name: 'Ada Admin',
+  admin_password: PASSWORD,
+})
 const { access_token: TOKEN } = await post(`${AGENTBOX}/api/auth/login`, '', { email: 'admin@example.com', password: PASSWORD })
 
 // ------------------------------------------------------------------------------------------------ load
@@ -201,13 +218,19 @@ async function load(url: string, bodyFile: string | null, seconds: number): Prom
       ? `local f = io.open("${bodyFile}", "rb")\nwrk.method = "POST"\nwrk.body = f:read("*a")\nf:close()\nwrk.headers["Content-Type"] = "application/json"\n`
       : ''
     writeFileSync(lua, script)
-    const out = await run(pinned(1, [WRK, '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '5s', '-s', lua, '-H', `Authorization: Bearer ${TOKEN}`, url]), seconds)
+    const out = await run(
+      pinned(1, [WRK, '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '5s', '-s', lua, '-H', `Authorization: Bearer ${TOKEN}`, url]),
+      seconds,
+    )
     const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
     const bad = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0)
     return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN), bad }
   }
   if (!bodyFile) throw new Error('the fallback load generator only POSTs')
-  const out = await run(pinned(1, [process.execPath, import.meta.path, '--post-loop', url, bodyFile, `Bearer ${TOKEN}`, String(CONNECTIONS), String(seconds)]), seconds)
+  const out = await run(
+    pinned(1, [process.execPath, import.meta.path, '--post-loop', url, bodyFile, `Bearer ${TOKEN}`, String(CONNECTIONS), String(seconds)]),
+    seconds,
+  )
   return JSON.parse(out.trim().split('\n').at(-1)!) as Load
 }
 
@@ -221,10 +244,24 @@ interface Config {
 }
 const CONFIGS: Config[] = [
   ...(WRK ? [{ key: 'health', label: 'agentbox GET /api/health', proc: agentbox, url: `${AGENTBOX}/api/health`, body: null, size: null }] : []),
-  { key: 'empty', label: 'agentbox POST /api/skill/validate, empty content (route floor)', proc: agentbox, url: `${AGENTBOX}/api/skill/validate`, body: emptyBodyFile, size: null },
+  {
+    key: 'empty',
+    label: 'agentbox POST /api/skill/validate, empty content (route floor)',
+    proc: agentbox,
+    url: `${AGENTBOX}/api/skill/validate`,
+    body: emptyBodyFile,
+    size: null,
+  },
   ...SIZES.flatMap((size) => [
     { key: `bare ${size}`, label: `bare Bun.serve, POST ${size} JSON (parse, answer)`, proc: bare, url: `${BARE}/`, body: bodyFiles[size], size },
-    { key: `validate ${size}`, label: `agentbox POST /api/skill/validate ${size}`, proc: agentbox, url: `${AGENTBOX}/api/skill/validate`, body: bodyFiles[size], size },
+    {
+      key: `validate ${size}`,
+      label: `agentbox POST /api/skill/validate ${size}`,
+      proc: agentbox,
+      url: `${AGENTBOX}/api/skill/validate`,
+      body: bodyFiles[size],
+      size,
+    },
   ]),
 ]
 
@@ -297,9 +334,13 @@ for (const c of CONFIGS) {
   const list = samples.get(c.key)!
   const bareList = c.size ? samples.get(`bare ${c.size}`)! : []
   const against = (value: (s: Sample) => number) =>
-    c.size && !c.key.startsWith('bare') ? fmt(median(list.map((s) => value(s) / value(bareList.find((b) => b.round === s.round) ?? { round: 0, rps: NaN, cpuUsPerRequest: NaN }))), 2) : '–'
+    c.size && !c.key.startsWith('bare')
+      ? fmt(median(list.map((s) => value(s) / value(bareList.find((b) => b.round === s.round) ?? { round: 0, rps: NaN, cpuUsPerRequest: NaN }))), 2)
+      : '–'
   const cpu = median(list.map((s) => s.cpuUsPerRequest))
-  lines.push(`| ${c.label} | ${fmt(median(list.map((s) => s.rps)))} | ${against((s) => s.rps)} | ${fmt(cpu, 1)} | ${fmt(1e6 / cpu)} | ${against((s) => 1 / s.cpuUsPerRequest)} |`)
+  lines.push(
+    `| ${c.label} | ${fmt(median(list.map((s) => s.rps)))} | ${against((s) => s.rps)} | ${fmt(cpu, 1)} | ${fmt(1e6 / cpu)} | ${against((s) => 1 / s.cpuUsPerRequest)} |`,
+  )
 }
 lines.push('', '| validator in process (validateSkill) | calls/s | µs/call |', '|---|---|---|')
 for (const size of SIZES) lines.push(`| ${size} | ${fmt(inProcess[size]!)} | ${fmt(1e6 / inProcess[size]!, 1)} |`)

@@ -33,17 +33,32 @@ process.on('exit', () => {
 })
 
 async function call(method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(base + path, { method, headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const response = await fetch(base + path, {
+    method,
+    headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
   const text = await response.text()
   return { status: response.status, json: text ? JSON.parse(text) : null }
 }
 
 for (let i = 0; ; i++) {
-  if (await fetch(`${base}/api/health/live`).then((r) => r.ok, () => false)) break
+  if (
+    await fetch(`${base}/api/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    )
+  )
+    break
   if (i > 200) throw new Error('server did not start')
   await Bun.sleep(100)
 }
-await call('POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: benchLicense({ org: 'Bench', seats: 100 }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+await call('POST', '/api/tenant/setup', SETUP_TOKEN, {
+  license_token: benchLicense({ org: 'Bench', seats: 100 }),
+  admin_email: ADMIN.email,
+  admin_name: ADMIN.name,
+  admin_password: ADMIN.password,
+})
 const admin = (await call('POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).json.access_token as string
 const memberId = (await call('POST', '/api/users', admin, MEMBER)).json.id as string
 const member = (await call('POST', '/api/auth/login', undefined, { email: MEMBER.email, password: MEMBER.password })).json.access_token as string
@@ -57,13 +72,21 @@ const member = (await call('POST', '/api/auth/login', undefined, { email: MEMBER
   db.transaction(() => {
     for (let u = 1; u < 50; u++) {
       const id = `bench-user-${u}`
-      db.query(`INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, 'n', 'member', NULL, 0, 0, ?, ?)`).run(id, `${id}@example.com`, now, now)
+      db.query(
+        `INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, 'n', 'member', NULL, 0, 0, ?, ?)`,
+      ).run(id, `${id}@example.com`, now, now)
       users.push(id)
     }
     const insert = db.query(`INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, created_at) VALUES (?, ?, ?, ?, 'tool', 0, ?)`)
     const start = Date.now() - 365 * 86_400_000
     for (let i = 0; i < ROWS; i++) {
-      insert.run(`bench-${i}`, users[i % 50]!, i % 3 ? 'mcp_tool' : 'api_action', `server-${(i * 7919) % 2000}`, new Date(start + (i % 365) * 86_400_000 + (i % 86_400) * 1000).toISOString())
+      insert.run(
+        `bench-${i}`,
+        users[i % 50]!,
+        i % 3 ? 'mcp_tool' : 'api_action',
+        `server-${(i * 7919) % 2000}`,
+        new Date(start + (i % 365) * 86_400_000 + (i % 86_400) * 1000).toISOString(),
+      )
     }
   })()
   db.close()
@@ -75,7 +98,11 @@ const flow = await call('POST', '/api/workflows/stall-bot', member, {
   name: 'heavy',
   // Expressions are at most 4 KB each, so the work is spread over a chain of set nodes (the attack in the issue).
   definition: {
-    nodes: Array.from({ length: 15 }, (_, n) => ({ id: `split${n}`, type: 'agentbox.set', params: { values: { s: '{{ $json.s }}', [`p${n}`]: `{{ [${Array.from({ length: 100 }, () => 'length(split($json.s, "a"))').join(',')}] }}` } } })),
+    nodes: Array.from({ length: 15 }, (_, n) => ({
+      id: `split${n}`,
+      type: 'agentbox.set',
+      params: { values: { s: '{{ $json.s }}', [`p${n}`]: `{{ [${Array.from({ length: 100 }, () => 'length(split($json.s, "a"))').join(',')}] }}` } },
+    })),
     connections: Array.from({ length: 14 }, (_, n) => ({ from: `split${n}`, to: `split${n + 1}` })),
   },
 })
@@ -84,8 +111,10 @@ const bigText = 'ab'.repeat(450_000)
 const skill = `---\nname: big-skill\ndescription: d\nmetadata:\n${Array.from({ length: 80_000 }, (_, i) => `  k${i}: v`).join('\n')}\n---\nbody\n`
 
 const HEAVY: Record<string, () => Promise<unknown>> = {
-  'member summary (1M interactions, 2,000 titles, daily over a year)': () => call('POST', '/api/interaction/summary', member, { time_frame: 'daily', start_date: new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10) }),
-  'workflow dry run (1,500 splits of a 900 KB string over 15 steps)': () => call('POST', `/api/workflows/stall-bot/${flow.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { s: bigText } }),
+  'member summary (1M interactions, 2,000 titles, daily over a year)': () =>
+    call('POST', '/api/interaction/summary', member, { time_frame: 'daily', start_date: new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10) }),
+  'workflow dry run (1,500 splits of a 900 KB string over 15 steps)': () =>
+    call('POST', `/api/workflows/stall-bot/${flow.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { s: bigText } }),
   'skill validation (80,000 metadata keys)': () => call('POST', '/api/skill/validate', member, { content: skill }),
 }
 
@@ -114,7 +143,10 @@ async function measure(heavy: (() => Promise<unknown>) | null): Promise<Measured
       await Bun.sleep(10)
     }
   })()
-  const loadgen = Bun.spawn([process.execPath, join(import.meta.dir, 'loadgen.ts'), `${base}/api/auth/me`, '32', String(SECONDS), 'authorization', `Bearer ${admin}`], { stdout: 'pipe' })
+  const loadgen = Bun.spawn(
+    [process.execPath, join(import.meta.dir, 'loadgen.ts'), `${base}/api/auth/me`, '32', String(SECONDS), 'authorization', `Bearer ${admin}`],
+    { stdout: 'pipe' },
+  )
   const result = JSON.parse((await new Response(loadgen.stdout).text()).trim().split('\n').at(-1)!)
   running = false
   await Promise.all([heavyLoop, probe])
@@ -130,6 +162,8 @@ for (const [name, heavy] of Object.entries(HEAVY)) {
   const loaded = await measure(heavy)
   const ratio = loaded.rps / calm.rps
   const met = loaded.worstLiveMs < 50 && ratio >= 0.5
-  console.log(`| ${name} | ${loaded.rps.toFixed(0)} (${(ratio * 100).toFixed(0)} % of ${calm.rps.toFixed(0)}) | ${loaded.p99?.toFixed(1)} (calm ${calm.p99?.toFixed(1)}) | ${loaded.worstLiveMs.toFixed(1)} (calm ${calm.worstLiveMs.toFixed(1)}) | ${loaded.heavyRequests} | ${met ? 'yes' : 'no'} |`)
+  console.log(
+    `| ${name} | ${loaded.rps.toFixed(0)} (${(ratio * 100).toFixed(0)} % of ${calm.rps.toFixed(0)}) | ${loaded.p99?.toFixed(1)} (calm ${calm.p99?.toFixed(1)}) | ${loaded.worstLiveMs.toFixed(1)} (calm ${calm.worstLiveMs.toFixed(1)}) | ${loaded.heavyRequests} | ${met ? 'yes' : 'no'} |`,
+  )
 }
 process.exit(0)

@@ -175,14 +175,22 @@ function linear(n: number): WorkflowDefinition {
 
 /** A map whose body is one set step per item; the same definition serves 1 item and M items (the input decides). */
 const MAP: WorkflowDefinition = {
-  nodes: [node('each', 'map', { items: '{{ $json.xs }}' }), node('double', 'set', { values: { doubled: '{{ $item.v * 2 }}' } }), node('out', 'output', { value: '{{ $json }}' })],
+  nodes: [
+    node('each', 'map', { items: '{{ $json.xs }}' }),
+    node('double', 'set', { values: { doubled: '{{ $item.v * 2 }}' } }),
+    node('out', 'output', { value: '{{ $json }}' }),
+  ],
   connections: [edge('each', 'double', 'loop'), edge('double', 'each'), edge('each', 'out', 'done')],
   settings: { max_steps: ITEMS + 10 },
 } as WorkflowDefinition
 
 /** set → approval gate → output: the smallest workflow with a gate. */
 const GATE: WorkflowDefinition = {
-  nodes: [node('prep', 'set', { values: { amount: '{{ $json.amount }}', note: 'refund' } }), node('gate', 'approval', { message: 'Refund {{ $json.amount }}?' }), node('out', 'output', { value: '{{ $json }}' })],
+  nodes: [
+    node('prep', 'set', { values: { amount: '{{ $json.amount }}', note: 'refund' } }),
+    node('gate', 'approval', { message: 'Refund {{ $json.amount }}?' }),
+    node('out', 'output', { value: '{{ $json }}' }),
+  ],
   connections: [edge('prep', 'gate'), edge('gate', 'out', 'approved')],
 } as WorkflowDefinition
 
@@ -220,7 +228,14 @@ async function engineOnce(shape: Shape): Promise<unknown> {
       throw new Error('no llm steps here')
     },
   }
-  const info = { id: 'bench', input: INPUTS[shape], started_at: new Date().toISOString(), starter: 'u', dry_run: false, workflow: { id: 'w', name: 'w', version: 1, agent: 'a' } }
+  const info = {
+    id: 'bench',
+    input: INPUTS[shape],
+    started_at: new Date().toISOString(),
+    starter: 'u',
+    dry_run: false,
+    workflow: { id: 'w', name: 'w', version: 1, agent: 'a' },
+  }
   const outcome = await new WorkflowExecutor(DEFINITIONS[shape], info, host).start()
   if (outcome.kind !== 'finished' || outcome.status !== 'succeeded') throw new Error(`engine-only ${shape}: ${JSON.stringify(outcome).slice(0, 300)}`)
   return outcome.result
@@ -270,7 +285,12 @@ async function call(base: string, method: string, path: string, token: string | 
   const headers: Record<string, string> = {}
   if (token) headers.authorization = `Bearer ${token}`
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(60_000) })
+  const response = await fetch(base + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  })
   const text = await response.text()
   return { status: response.status, json: text ? JSON.parse(text) : null }
 }
@@ -284,12 +304,15 @@ async function startAgentbox(round: number): Promise<Agentbox> {
   const dir = join(benchRoot, `round-${round}`)
   mkdirSync(dir, { recursive: true })
   const port = freePort()
-  const proc = Bun.spawn(pinned(0, [process.execPath, join(ROOT, 'src', 'main.ts'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', join(dir, 'data')]), {
-    cwd: ROOT,
-    env: { ...process.env, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
-    stdout: Bun.file(join(dir, 'stdout.log')),
-    stderr: 'inherit',
-  })
+  const proc = Bun.spawn(
+    pinned(0, [process.execPath, join(ROOT, 'src', 'main.ts'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', join(dir, 'data')]),
+    {
+      cwd: ROOT,
+      env: { ...process.env, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
+      stdout: Bun.file(join(dir, 'stdout.log')),
+      stderr: 'inherit',
+    },
+  )
   children.add(proc)
   const base = `http://127.0.0.1:${port}`
   const deadline = performance.now() + 30_000
@@ -302,13 +325,19 @@ async function startAgentbox(round: number): Promise<Agentbox> {
     if (performance.now() > deadline) throw new Error('server not ready after 30 s')
     await Bun.sleep(10)
   }
-  await expectOk(base, 'POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: benchLicense({ org: 'Bench', seats: 10 }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+  await expectOk(base, 'POST', '/api/tenant/setup', SETUP_TOKEN, {
+    license_token: benchLicense({ org: 'Bench', seats: 10 }),
+    admin_email: ADMIN.email,
+    admin_name: ADMIN.name,
+    admin_password: ADMIN.password,
+  })
   const admin = (await expectOk(base, 'POST', '/api/auth/login', null, { email: ADMIN.email, password: ADMIN.password })).access_token as string
   await expectOk(base, 'POST', '/api/users', admin, { ...OWNER, role: 'member' }, 201)
   const owner = (await expectOk(base, 'POST', '/api/auth/login', null, { email: OWNER.email, password: OWNER.password })).access_token as string
   const agent = 'flow-bench'
   await expectOk(base, 'POST', '/api/agents', owner, { name: agent, description: 'workflow benchmark', instructions: 'none' }, 201)
-  const save = async (name: string, definition: WorkflowDefinition) => (await expectOk(base, 'POST', `/api/workflows/${agent}`, owner, { name, definition }, 201)).id as string
+  const save = async (name: string, definition: WorkflowDefinition) =>
+    (await expectOk(base, 'POST', `/api/workflows/${agent}`, owner, { name, definition }, 201)).id as string
   const linear1 = await save('linear-1', DEFINITIONS['linear-1'])
   const linearN = await save(`linear-${STEPS}`, DEFINITIONS['linear-N'])
   const map = await save('map', MAP)
@@ -347,9 +376,18 @@ interface PairResult {
 
 async function checkShape(box: Agentbox, mode: Mode, shape: Shape, round: number): Promise<void> {
   const first = await call(box.base, 'POST', runPath(box, box.ids[shape]), box.owner, { input: INPUTS[shape] })
-  check(`${mode} ${shape} round ${round}: succeeded with the expected result`, first.status === 200 && first.json.status === 'succeeded' && first.json.recording === mode && resultOk(shape, first.json.result), `HTTP ${first.status} ${first.json?.status} ${JSON.stringify(first.json?.error ?? null)}`)
+  check(
+    `${mode} ${shape} round ${round}: succeeded with the expected result`,
+    first.status === 200 && first.json.status === 'succeeded' && first.json.recording === mode && resultOk(shape, first.json.result),
+    `HTTP ${first.status} ${first.json?.status} ${JSON.stringify(first.json?.error ?? null)}`,
+  )
   const recorded = await call(box.base, 'GET', `/api/workflows/${box.agent}/runs/${first.json.run_id}?include_data=true`, box.owner)
-  if (mode === 'full') check(`full ${shape} round ${round}: ${STEP_ROWS[shape]} step rows recorded`, recorded.status === 200 && recorded.json.steps?.length === STEP_ROWS[shape], `HTTP ${recorded.status}, ${recorded.json?.steps?.length} rows`)
+  if (mode === 'full')
+    check(
+      `full ${shape} round ${round}: ${STEP_ROWS[shape]} step rows recorded`,
+      recorded.status === 200 && recorded.json.steps?.length === STEP_ROWS[shape],
+      `HTTP ${recorded.status}, ${recorded.json?.steps?.length} rows`,
+    )
   else check(`disabled ${shape} round ${round}: nothing left after the run`, recorded.status === 404, `HTTP ${recorded.status}`)
 }
 
@@ -389,7 +427,8 @@ async function runPair(box: Agentbox, mode: Mode, pair: readonly [Shape, Shape],
   let failed = false
   for (let block = 0; !failed; block++) {
     const counts = pair.map((p) => result.samples[p]!.wall.length)
-    if (block % 2 === 0 && ((performance.now() - started >= 2 * BATCH_MS && Math.min(...counts) >= BATCH_MIN_RUNS) || Math.min(...counts) >= BATCH_MAX_RUNS)) break
+    if (block % 2 === 0 && ((performance.now() - started >= 2 * BATCH_MS && Math.min(...counts) >= BATCH_MIN_RUNS) || Math.min(...counts) >= BATCH_MAX_RUNS))
+      break
     const shape = order[block % 2]!
     const s = result.samples[shape]!
     const before = serverCpu(box.pid)
@@ -453,7 +492,11 @@ async function gateLoad(box: Agentbox, clients: number): Promise<GateResult> {
   }
   await Promise.all(Array.from({ length: clients }, client))
   const seconds = (performance.now() - started) / 1000
-  check(`gate round trips with ${clients} client(s): all waited, then succeeded`, failures === 0 && trips > 0, failures ? `${failures} failed; first: ${firstFailure}` : '')
+  check(
+    `gate round trips with ${clients} client(s): all waited, then succeeded`,
+    failures === 0 && trips > 0,
+    failures ? `${failures} failed; first: ${firstFailure}` : '',
+  )
   return { trips, seconds, perSecond: trips / seconds, cpuMs: trips ? (serverCpu(box.pid).cpu - cpuBefore) / trips : NaN, failures }
 }
 
@@ -474,10 +517,17 @@ const machine = {
   load_after: '',
 }
 console.log(`workflows benchmark — ${machine.date}`)
-console.log(`${machine.cpu}, nproc ${machine.nproc}, ${machine.memory}, kernel ${machine.kernel}, Bun ${machine.bun}; ${machine.pinning}; load ${machine.load_before}`)
-console.log(`${ROUNDS} rounds; linear ${STEPS} steps vs 1; map over ${ITEMS} items vs 1; pairs alternated for ≥ ${(2 * BATCH_MS) / 1000} s; gates ${GATE_MS / 1000} s × (1, ${CLIENTS} clients)\n`)
+console.log(
+  `${machine.cpu}, nproc ${machine.nproc}, ${machine.memory}, kernel ${machine.kernel}, Bun ${machine.bun}; ${machine.pinning}; load ${machine.load_before}`,
+)
+console.log(
+  `${ROUNDS} rounds; linear ${STEPS} steps vs 1; map over ${ITEMS} items vs 1; pairs alternated for ≥ ${(2 * BATCH_MS) / 1000} s; gates ${GATE_MS / 1000} s × (1, ${CLIENTS} clients)\n`,
+)
 
-const PAIRS = [['linear-1', 'linear-N'], ['map-1', 'map-M']] as const
+const PAIRS = [
+  ['linear-1', 'linear-N'],
+  ['map-1', 'map-M'],
+] as const
 
 interface RoundData {
   pairs: Record<Mode, Record<'linear' | 'map', PairResult>>
@@ -536,8 +586,22 @@ machine.load_after = loadAverage()
 /** What one map run keeps alive at its end (result, state and the traces the host collects in every recording mode). */
 async function liveHeapOfMapRun(): Promise<{ heapKiB: number; traces: number; tracesJsonKiB: number }> {
   const traces: StepTrace[] = []
-  const host: EngineHost = { clock: { now: () => Date.now() }, stepData: null, isCancelled: () => false, onTrace: (t) => void traces.push(t), sleep: async () => {}, callLlm: async () => ({ text: '', provider: 'mock', model: 'mock' }) }
-  const info = { id: 'heap', input: INPUTS['map-M'], started_at: new Date().toISOString(), starter: 'u', dry_run: false, workflow: { id: 'w', name: 'w', version: 1, agent: 'a' } }
+  const host: EngineHost = {
+    clock: { now: () => Date.now() },
+    stepData: null,
+    isCancelled: () => false,
+    onTrace: (t) => void traces.push(t),
+    sleep: async () => {},
+    callLlm: async () => ({ text: '', provider: 'mock', model: 'mock' }),
+  }
+  const info = {
+    id: 'heap',
+    input: INPUTS['map-M'],
+    started_at: new Date().toISOString(),
+    starter: 'u',
+    dry_run: false,
+    workflow: { id: 'w', name: 'w', version: 1, agent: 'a' },
+  }
   Bun.gc(true)
   const before = process.memoryUsage().heapUsed
   const outcome = await new WorkflowExecutor(MAP, info, host).start()
@@ -561,15 +625,36 @@ const verdict = (xs: number[]) => (max(xs) < 1000 ? 'met' : median(xs) < 1000 ? 
 const out = (line = '') => console.log(line)
 out()
 out(`Machine: ${machine.cpu}, nproc ${machine.nproc}, ${machine.memory}, kernel ${machine.kernel}, Bun ${machine.bun}; ${machine.pinning}.`)
-out(`Date: ${machine.date}. Load average before / after: ${machine.load_before} / ${machine.load_after}. ${ROUNDS} rounds; medians per round, then the median (min–max) over rounds.`)
+out(
+  `Date: ${machine.date}. Load average before / after: ${machine.load_before} / ${machine.load_after}. ${ROUNDS} rounds; medians per round, then the median (min–max) over rounds.`,
+)
 out()
-out('**Whole runs** (POST …/run over loopback; per run: client wall ms (median); server CPU ms, all threads, and the server main thread\'s run-queue wait ms (means over the blocks)):')
+out(
+  "**Whole runs** (POST …/run over loopback; per run: client wall ms (median); server CPU ms, all threads, and the server main thread's run-queue wait ms (means over the blocks)):",
+)
 out()
 out('| shape | recording | wall ms | server CPU ms | server wait ms | runs per round |')
 out('|---|---|---:|---:|---:|---:|')
-const shapeName: Record<Shape, string> = { 'linear-1': 'linear, 1 set step', 'linear-N': `linear, ${STEPS} set steps`, 'map-1': 'map over 1 item', 'map-M': `map over ${ITEMS.toLocaleString('en-US')} items` }
+const shapeName: Record<Shape, string> = {
+  'linear-1': 'linear, 1 set step',
+  'linear-N': `linear, ${STEPS} set steps`,
+  'map-1': 'map over 1 item',
+  'map-M': `map over ${ITEMS.toLocaleString('en-US')} items`,
+}
 for (const shape of SHAPES) {
-  for (const mode of MODES) out(`| ${shapeName[shape]} | ${mode} | ${range(perRound((r) => wallOf(r, mode, shape)), 2)} | ${range(perRound((r) => cpuOf(r, mode, shape)), 2)} | ${range(perRound((r) => waitOf(r, mode, shape)), 2)} | ${fmt(median(perRound((r) => runsOf(r, mode, shape))), 0)} |`)
+  for (const mode of MODES)
+    out(
+      `| ${shapeName[shape]} | ${mode} | ${range(
+        perRound((r) => wallOf(r, mode, shape)),
+        2,
+      )} | ${range(
+        perRound((r) => cpuOf(r, mode, shape)),
+        2,
+      )} | ${range(
+        perRound((r) => waitOf(r, mode, shape)),
+        2,
+      )} | ${fmt(median(perRound((r) => runsOf(r, mode, shape))), 0)} |`,
+    )
 }
 out()
 out('**Overhead per step / per item** (µs; (big − small) ÷ (N − 1) of the per-round medians; ratios use server CPU):')
@@ -579,30 +664,42 @@ out('|---|---|---:|---:|---:|---:|---|')
 for (const mode of MODES) {
   const w = perRound((r) => stepUs(r, mode, wallOf))
   const c = perRound((r) => stepUs(r, mode, cpuOf))
-  out(`| per step, linear ${STEPS} − 1 | ${mode} | **${range(w)}** | **${range(c)}** | ${fmt(median(ratioTo(c, engineStepUs)), 1)} | ${fmt(median(ratioTo(c, plainStepUs)), 0)} | ${verdict(w)} |`)
+  out(
+    `| per step, linear ${STEPS} − 1 | ${mode} | **${range(w)}** | **${range(c)}** | ${fmt(median(ratioTo(c, engineStepUs)), 1)} | ${fmt(median(ratioTo(c, plainStepUs)), 0)} | ${verdict(w)} |`,
+  )
 }
 for (const mode of MODES) {
   const w = perRound((r) => itemUs(r, mode, wallOf))
   const c = perRound((r) => itemUs(r, mode, cpuOf))
-  out(`| per item, map ${ITEMS.toLocaleString('en-US')} − 1 | ${mode} | **${range(w)}** | **${range(c)}** | ${fmt(median(ratioTo(c, engineItemUs)), 1)} | ${fmt(median(ratioTo(c, plainItemUs)), 0)} | ${verdict(w)} |`)
+  out(
+    `| per item, map ${ITEMS.toLocaleString('en-US')} − 1 | ${mode} | **${range(w)}** | **${range(c)}** | ${fmt(median(ratioTo(c, engineItemUs)), 1)} | ${fmt(median(ratioTo(c, plainItemUs)), 0)} | ${verdict(w)} |`,
+  )
 }
 out(`| per step, engine only (in process, no HTTP/DB) | – | ${range(engineStepUs)} | | 1 | ${fmt(median(ratioTo(engineStepUs, plainStepUs)), 0)} | |`)
 out(`| per item, engine only (in process, no HTTP/DB) | – | ${range(engineItemUs)} | | 1 | ${fmt(median(ratioTo(engineItemUs, plainItemUs)), 0)} | |`)
 out(`| per step / per item, plain JS (copy + one field) | – | ${range(plainStepUs, 3)} / ${range(plainItemUs, 3)} | | | 1 | |`)
 out()
 const small = (m: Mode) => perRound((r) => wallOf(r, m, 'linear-1'))
-out(`Baseline, the whole smallest run (linear, 1 step), wall: ${range(small('full'), 2)} ms with full, ${range(small('disabled'), 2)} ms with disabled. One step with full costs ${fmt(median(perRound((r) => stepUs(r, 'full', wallOf) / (wallOf(r, 'full', 'linear-1') * 1000))) * 100, 1)} % of that run; with disabled ${fmt(median(perRound((r) => stepUs(r, 'disabled', wallOf) / (wallOf(r, 'disabled', 'linear-1') * 1000))) * 100, 1)} %.`)
+out(
+  `Baseline, the whole smallest run (linear, 1 step), wall: ${range(small('full'), 2)} ms with full, ${range(small('disabled'), 2)} ms with disabled. One step with full costs ${fmt(median(perRound((r) => stepUs(r, 'full', wallOf) / (wallOf(r, 'full', 'linear-1') * 1000))) * 100, 1)} % of that run; with disabled ${fmt(median(perRound((r) => stepUs(r, 'disabled', wallOf) / (wallOf(r, 'disabled', 'linear-1') * 1000))) * 100, 1)} %.`,
+)
 out()
-out(`**Server memory during the map pair** (map over 1 and ${ITEMS.toLocaleString('en-US')} items alternated; MiB; VmHWM reset before the batch and read after; VmRSS just before):`)
+out(
+  `**Server memory during the map pair** (map over 1 and ${ITEMS.toLocaleString('en-US')} items alternated; MiB; VmHWM reset before the batch and read after; VmRSS just before):`,
+)
 out()
 out('| recording | RSS before | peak (VmHWM) | peak − before | peak of 10 ms VmRSS samples |')
 out('|---|---:|---:|---:|---:|')
 for (const mode of MODES) {
   const b = perRound((r) => r.pairs[mode].map)
-  out(`| ${mode} | ${range(b.map((x) => x.beforeMiB!))} | **${range(b.map((x) => x.peakMiB!))}** | ${range(b.map((x) => x.peakMiB! - x.beforeMiB!))} | ${range(b.map((x) => x.sampledPeakMiB!))} |`)
+  out(
+    `| ${mode} | ${range(b.map((x) => x.beforeMiB!))} | **${range(b.map((x) => x.peakMiB!))}** | ${range(b.map((x) => x.peakMiB! - x.beforeMiB!))} | ${range(b.map((x) => x.sampledPeakMiB!))} |`,
+  )
 }
 out()
-out(`Live heap one map run over ${ITEMS.toLocaleString('en-US')} items holds at its end (engine only, in process, after a forced GC): ${fmt(liveHeap.heapKiB, 0)} KiB, of which ${liveHeap.traces} step traces (${fmt(liveHeap.tracesJsonKiB, 0)} KiB as JSON), which the host collects in every recording mode.`)
+out(
+  `Live heap one map run over ${ITEMS.toLocaleString('en-US')} items holds at its end (engine only, in process, after a forced GC): ${fmt(liveHeap.heapKiB, 0)} KiB, of which ${liveHeap.traces} step traces (${fmt(liveHeap.tracesJsonKiB, 0)} KiB as JSON), which the host collects in every recording mode.`,
+)
 out()
 out(`**Gate round trips** (POST run → waiting_human, POST resume approve → succeeded; ${GATE_MS / 1000} s each):`)
 out()
@@ -611,14 +708,26 @@ out('|---|---:|---:|---:|---:|---:|')
 for (const mode of MODES) {
   for (const kind of ['sequential', 'concurrent'] as const) {
     const g = perRound((r) => r.gates[mode][kind])
-    out(`| ${mode} | ${kind === 'sequential' ? 1 : CLIENTS} | **${range(g.map((x) => x.perSecond), 0)}** | ${range(g.map((x) => x.cpuMs), 2)} | ${range(g.map((x) => 1000 / x.cpuMs), 0)} | ${fmt(median(g.map((x) => x.trips)), 0)} |`)
+    out(
+      `| ${mode} | ${kind === 'sequential' ? 1 : CLIENTS} | **${range(
+        g.map((x) => x.perSecond),
+        0,
+      )}** | ${range(
+        g.map((x) => x.cpuMs),
+        2,
+      )} | ${range(
+        g.map((x) => 1000 / x.cpuMs),
+        0,
+      )} | ${fmt(median(g.map((x) => x.trips)), 0)} |`,
+    )
   }
 }
 out()
 const failed = checks.filter((c) => !c.pass)
 out(`Correctness: ${checks.length - failed.length}/${checks.length} checks passed${failed.length ? `; FAILED: ${failed.map((c) => c.name).join('; ')}` : ''}.`)
 
-if (opts.json) writeFileSync(opts.json, JSON.stringify({ machine, options: { ROUNDS, STEPS, ITEMS, BATCH_MS, GATE_MS, CLIENTS }, rounds, liveHeap, checks }, null, 2))
+if (opts.json)
+  writeFileSync(opts.json, JSON.stringify({ machine, options: { ROUNDS, STEPS, ITEMS, BATCH_MS, GATE_MS, CLIENTS }, rounds, liveHeap, checks }, null, 2))
 clearTimeout(watchdog)
 rmSync(benchRoot, { recursive: true, force: true })
 process.exit(failed.length ? 1 : 0)

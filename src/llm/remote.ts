@@ -47,7 +47,8 @@ function describe(error: unknown, call: RemoteCall, deadline: AbortSignal, shutd
   if (error instanceof ProviderError) return { message: error.message, retryable: error.retryable, status: error.status }
   // Shutdown first: the deadline may also have fired, but the server is going away, so there is nothing to retry on.
   if (shutdown?.aborted) return { message: `Interrupted: ${SHUTDOWN_REASON}`, retryable: false }
-  if (deadline.aborted || error instanceof errors.APIConnectionTimeoutError) return { message: `The ${label} did not answer within ${seconds(call.timeoutMs)}`, retryable: true }
+  if (deadline.aborted || error instanceof errors.APIConnectionTimeoutError)
+    return { message: `The ${label} did not answer within ${seconds(call.timeoutMs)}`, retryable: true }
   if (error instanceof errors.APIConnectionError) {
     const cause = (error as Error & { cause?: unknown }).cause
     const reason = cause instanceof Error ? cause.message : error.message

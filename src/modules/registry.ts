@@ -63,7 +63,13 @@ export function createModules(platform: Platform): Modules {
   const { config, clock, logger, database, jobs, secrets } = platform
   // The guard reads the licence and the signing key only when a request comes, after every module below exists.
   const guard = authGuard({
-    authenticate: createAuthenticator({ db: database.db, reader: database.reader, changeStamp: database.changeStamp, clock, accessTokenSecret: () => tenant.service.accessTokenKey }),
+    authenticate: createAuthenticator({
+      db: database.db,
+      reader: database.reader,
+      changeStamp: database.changeStamp,
+      clock,
+      accessTokenSecret: () => tenant.service.accessTokenKey,
+    }),
     licenseLapsed: () => license.service.isLapsed(),
   })
   const ctx: ModuleContext = { config, clock, logger, database, guard, jobs }

@@ -20,7 +20,15 @@ export interface AuditEntry {
 export async function writeAudit(db: Kysely<Database>, clock: Clock, entry: AuditEntry): Promise<void> {
   await db
     .insertInto('audit_log')
-    .values({ id: newId(), at: isoTime(clock.now()), actor_id: entry.actor_id, action: entry.action, target_type: entry.target_type, target_id: entry.target_id, details: JSON.stringify(entry.details) })
+    .values({
+      id: newId(),
+      at: isoTime(clock.now()),
+      actor_id: entry.actor_id,
+      action: entry.action,
+      target_type: entry.target_type,
+      target_id: entry.target_id,
+      details: JSON.stringify(entry.details),
+    })
     .execute()
 }
 
@@ -54,7 +62,16 @@ export async function listAudit(db: Kysely<Database>, query: AuditFilter): Promi
   let q = db
     .selectFrom('audit_log')
     .leftJoin('users', 'users.id', 'audit_log.actor_id')
-    .select(['audit_log.id', 'audit_log.at', 'audit_log.actor_id', 'users.email as actor_email', 'audit_log.action', 'audit_log.target_type', 'audit_log.target_id', 'audit_log.details'])
+    .select([
+      'audit_log.id',
+      'audit_log.at',
+      'audit_log.actor_id',
+      'users.email as actor_email',
+      'audit_log.action',
+      'audit_log.target_type',
+      'audit_log.target_id',
+      'audit_log.details',
+    ])
   if (query.action) q = q.where('audit_log.action', '=', query.action)
   if (query.actor_id) q = q.where('audit_log.actor_id', '=', query.actor_id)
   // `at` is stored as ISO 8601 UTC with milliseconds, so text order is time order.

@@ -17,7 +17,11 @@ export const DEFAULT_SETTINGS = Object.freeze({ workflow_recording: 'full' as Re
 const KEYS = ['workflow_recording', 'workflow_retention_days'] as const
 
 export async function readOrgSettings(db: Kysely<Database>): Promise<OrgSettings> {
-  const rows = await db.selectFrom('org_settings').selectAll().where('key', 'in', [...KEYS]).execute()
+  const rows = await db
+    .selectFrom('org_settings')
+    .selectAll()
+    .where('key', 'in', [...KEYS])
+    .execute()
   const settings: OrgSettings = { ...DEFAULT_SETTINGS, updated_at: null, updated_by: null }
   for (const row of rows) {
     if (row.key === 'workflow_recording') settings.workflow_recording = row.value as RecordingMode
@@ -31,7 +35,12 @@ export async function readOrgSettings(db: Kysely<Database>): Promise<OrgSettings
 }
 
 /** Changes only the given settings, and audits each real change in the same transaction. */
-export async function updateOrgSettings(db: Kysely<Database>, clock: Clock, actorId: string, changes: Partial<Pick<OrgSettings, 'workflow_recording' | 'workflow_retention_days'>>): Promise<OrgSettings> {
+export async function updateOrgSettings(
+  db: Kysely<Database>,
+  clock: Clock,
+  actorId: string,
+  changes: Partial<Pick<OrgSettings, 'workflow_recording' | 'workflow_retention_days'>>,
+): Promise<OrgSettings> {
   return db.transaction().execute(async (trx) => {
     const before = await readOrgSettings(trx)
     const now = isoTime(clock.now())
@@ -46,7 +55,14 @@ export async function updateOrgSettings(db: Kysely<Database>, clock: Clock, acto
         .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(value), updated_at: now, updated_by: actorId }))
         .execute()
     }
-    if (Object.keys(changed).length) await writeAudit(trx, clock, { actor_id: actorId, action: 'org_settings.update', target_type: 'org_settings', target_id: 'org', details: { changes: changed } })
+    if (Object.keys(changed).length)
+      await writeAudit(trx, clock, {
+        actor_id: actorId,
+        action: 'org_settings.update',
+        target_type: 'org_settings',
+        target_id: 'org',
+        details: { changes: changed },
+      })
     return readOrgSettings(trx)
   })
 }

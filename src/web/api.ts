@@ -20,7 +20,10 @@ export class ApiError extends Error {
   }
 }
 
-interface DetailEntry { loc?: (string | number)[]; msg?: string }
+interface DetailEntry {
+  loc?: (string | number)[]
+  msg?: string
+}
 
 function toError(status: number, body: unknown): ApiError {
   const detail = (body as { detail?: unknown } | null)?.detail
@@ -55,7 +58,11 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   }
   const text = await res.text()
   let parsed: unknown = null
-  try { parsed = text ? JSON.parse(text) : null } catch { parsed = null }
+  try {
+    parsed = text ? JSON.parse(text) : null
+  } catch {
+    parsed = null
+  }
   if (!res.ok) {
     if (res.status === 401 && !bearer && token) onSessionEnded()
     throw toError(res.status, parsed)

@@ -24,13 +24,27 @@ const PAGES = [
 ] as const
 
 function Frame({ me, path, children, signOut }: { me: Me; path: string; children?: ComponentChildren; signOut: () => void }) {
-  return h('div', { class: 'frame' },
+  return h(
+    'div',
+    { class: 'frame' },
     h('a', { class: 'skip', href: '#content' }, 'Skip to content'),
-    h('header', null,
+    h(
+      'header',
+      null,
       h('span', { class: 'brand' }, 'Agentbox'),
-      h('nav', { 'aria-label': 'Main' }, h('ul', null,
-        PAGES.filter((p) => !p.admin || me.role === 'admin').map((p) => h('li', { key: p.path }, h(Link, { to: p.path, current: path.startsWith(p.path) }, p.title))))),
-      h('div', { class: 'who' }, h('span', null, `${me.name} (${me.role})`), h('button', { type: 'button', onClick: signOut }, 'Sign out'))),
+      h(
+        'nav',
+        { 'aria-label': 'Main' },
+        h(
+          'ul',
+          null,
+          PAGES.filter((p) => !p.admin || me.role === 'admin').map((p) =>
+            h('li', { key: p.path }, h(Link, { to: p.path, current: path.startsWith(p.path) }, p.title)),
+          ),
+        ),
+      ),
+      h('div', { class: 'who' }, h('span', null, `${me.name} (${me.role})`), h('button', { type: 'button', onClick: signOut }, 'Sign out')),
+    ),
     h('main', { id: 'content', tabIndex: -1 }, children),
   )
 }

@@ -1,8 +1,19 @@
 // Who is signed in and how they want the console: fetched once after sign-in, applied to <html> (dir, lang, theme).
 import { api } from './api.ts'
 
-export interface Me { id: string; email: string; name: string; role: 'admin' | 'member' }
-export interface UserSettings { language: string; direction: 'ltr' | 'rtl'; dark_mode: string | null; prompt_presets: { id: string; name: string; prompt: string }[]; [key: string]: unknown }
+export interface Me {
+  id: string
+  email: string
+  name: string
+  role: 'admin' | 'member'
+}
+export interface UserSettings {
+  language: string
+  direction: 'ltr' | 'rtl'
+  dark_mode: string | null
+  prompt_presets: { id: string; name: string; prompt: string }[]
+  [key: string]: unknown
+}
 
 export async function loadSession(): Promise<{ me: Me; settings: UserSettings }> {
   const [me, settings] = await Promise.all([api<Me>('GET', '/api/auth/me'), api<UserSettings>('GET', '/api/user/settings')])

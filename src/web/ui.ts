@@ -32,7 +32,9 @@ export function Field(p: FieldProps) {
     'aria-describedby': p.error ? errorId : undefined,
     onInput: (e: Event) => p.onInput((e.currentTarget as HTMLInputElement).value),
   }
-  return h('div', { class: 'field' },
+  return h(
+    'div',
+    { class: 'field' },
     h('label', { for: p.id }, p.label),
     p.hint ? h('small', { class: 'hint' }, p.hint) : null,
     p.multiline ? h('textarea', { ...common, rows: 4 }) : h('input', { ...common, type: p.type ?? 'text' }),
@@ -49,10 +51,15 @@ interface SelectProps {
 }
 
 export function Select(p: SelectProps) {
-  return h('div', { class: 'field' },
+  return h(
+    'div',
+    { class: 'field' },
     h('label', { for: p.id }, p.label),
-    h('select', { id: p.id, name: p.id, value: p.value, onChange: (e: Event) => p.onChange((e.currentTarget as HTMLSelectElement).value) },
-      p.options.map(([value, text]) => h('option', { value, key: value }, text))),
+    h(
+      'select',
+      { id: p.id, name: p.id, value: p.value, onChange: (e: Event) => p.onChange((e.currentTarget as HTMLSelectElement).value) },
+      p.options.map(([value, text]) => h('option', { value, key: value }, text)),
+    ),
   )
 }
 

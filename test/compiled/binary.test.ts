@@ -22,12 +22,19 @@ const stop = stopServer
 type Running = RunningServer
 
 function rssKib(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))
   return Number(line?.match(/(\d+)/)?.[1] ?? NaN)
 }
 
 /** fetch + JSON; asserts the X-Request-Id contract on every single response. */
-async function http(r: Running, method: string, path: string, opts: { body?: unknown; raw?: RequestInit['body']; token?: string; headers?: Record<string, string> } = {}) {
+async function http(
+  r: Running,
+  method: string,
+  path: string,
+  opts: { body?: unknown; raw?: RequestInit['body']; token?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...opts.headers }
   if (opts.token) headers.authorization = `Bearer ${opts.token}`
   if (opts.body !== undefined) headers['content-type'] = 'application/json'
@@ -35,7 +42,9 @@ async function http(r: Running, method: string, path: string, opts: { body?: unk
   const text = await res.text()
   expect(res.headers.get('x-request-id')).toBeTruthy()
   let body: any = text
-  try { body = JSON.parse(text) } catch {}
+  try {
+    body = JSON.parse(text)
+  } catch {}
   return { status: res.status, headers: res.headers, body, text }
 }
 
@@ -46,7 +55,12 @@ const spawnCli = (...args: string[]) => {
 
 beforeAll(() => {
   const started = performance.now()
-  const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: ROOT, env: { ...process.env, AGENTBOX_BUILD_OUTFILE: BIN }, stdout: 'pipe', stderr: 'pipe' })
+  const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, AGENTBOX_BUILD_OUTFILE: BIN },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   if (build.exitCode !== 0 || !existsSync(BIN)) throw new Error(`scripts/build.ts failed (exit ${build.exitCode}):\n${build.stdout}\n${build.stderr}`)
   metrics.build_ms = Math.round(performance.now() - started)
   metrics.binary_bytes = statSync(BIN).size
@@ -186,13 +200,19 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     const ifNode = (right: string) => ({ id: 'c', type: 'agentbox.if', params: { conditions: [{ left: '{{ $json.s }}', operator: 'matches_regex', right }] } })
     const definition = (right: string) => ({
       nodes: [ifNode(right), { id: 'y', type: 'agentbox.output', params: { value: 'yes' } }, { id: 'n', type: 'agentbox.output', params: { value: 'no' } }],
-      connections: [{ from: 'c', port: 'true', to: 'y' }, { from: 'c', port: 'false', to: 'n' }],
+      connections: [
+        { from: 'c', port: 'true', to: 'y' },
+        { from: 'c', port: 'false', to: 'n' },
+      ],
     })
     const refused = await http(server, 'POST', '/api/workflows/regex-bot', { token: adminToken, body: { name: 'bad', definition: definition('(a)\\1') } })
     expect(refused.status).toBe(422)
     const saved = await http(server, 'POST', '/api/workflows/regex-bot', { token: adminToken, body: { name: 'flow', definition: definition('^(a+)+$') } })
     expect(saved.status).toBe(201)
-    const run = await http(server, 'POST', `/api/workflows/regex-bot/${saved.body.id}/run`, { token: adminToken, body: { version: 'draft', input: { s: `${'a'.repeat(5000)}!` } } })
+    const run = await http(server, 'POST', `/api/workflows/regex-bot/${saved.body.id}/run`, {
+      token: adminToken,
+      body: { version: 'draft', input: { s: `${'a'.repeat(5000)}!` } },
+    })
     expect(run.body).toMatchObject({ status: 'succeeded', result: 'no' })
   })
 
@@ -205,7 +225,12 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(h.version).toBe(pkg.version)
     expect(Number.isInteger(h.uptime_s)).toBe(true)
     expect(h.provisioned).toBe(true)
-    expect(h.license).toEqual({ status: 'valid', mode: 'test', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), evaluation: false })
+    expect(h.license).toEqual({
+      status: 'valid',
+      mode: 'test',
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      evaluation: false,
+    })
     expect(h.checks.database).toEqual({ status: 'pass', latency_ms: expect.any(Number) })
     expect(h.checks.scheduler).toEqual({ status: expect.any(String), jobs: expect.any(Number) })
     expect(h.checks.disk).toEqual({ status: expect.stringMatching(/^(pass|warn)$/), free_bytes: expect.any(Number) })
@@ -247,7 +272,10 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
   })
 
   test('a 2 MiB body is 413', async () => {
-    const res = await http(server, 'POST', '/api/auth/login', { raw: JSON.stringify({ email: 'x'.repeat(2 * 1024 * 1024), password: 'y' }), headers: { 'content-type': 'application/json' } })
+    const res = await http(server, 'POST', '/api/auth/login', {
+      raw: JSON.stringify({ email: 'x'.repeat(2 * 1024 * 1024), password: 'y' }),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(413)
     expect(typeof res.body.detail).toBe('string')
   })
@@ -266,7 +294,12 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
   })
 
   test('every response carries X-Request-Id, echoed when the client sends one', async () => {
-    for (const [method, path] of [['GET', '/api/health'], ['GET', '/api/nope'], ['GET', '/api/users'], ['POST', '/api/auth/login']]) {
+    for (const [method, path] of [
+      ['GET', '/api/health'],
+      ['GET', '/api/nope'],
+      ['GET', '/api/users'],
+      ['POST', '/api/auth/login'],
+    ]) {
       const res = await http(server, method!, path!, { headers: { 'x-request-id': 'trace-abc-123' }, body: method === 'POST' ? {} : undefined })
       expect(res.headers.get('x-request-id')).toBe('trace-abc-123')
     }
@@ -282,7 +315,12 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     const lines = logLines(server)
     expect(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true)
     expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped', time: expect.any(String) })
-    expect(server.out.text.split('\n').filter(Boolean).every((l) => l.startsWith('{'))).toBe(true)
+    expect(
+      server.out.text
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => l.startsWith('{')),
+    ).toBe(true)
   })
 
   test('a restart on the same data dir is still provisioned; logins, the member and the org token still work', async () => {

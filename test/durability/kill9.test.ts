@@ -21,7 +21,11 @@ const call = (server: RunningServer, method: string, path: string, token?: strin
 /** Runs `fn` over `items`, `limit` at a time. */
 async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>) {
   let next = 0
-  await Promise.all(Array.from({ length: limit }, async () => { while (next < items.length) await fn(items[next++]!) }))
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]!)
+    }),
+  )
 }
 
 // ---- state shared by the rounds: everything the server ever acknowledged ---------------------------------------
@@ -33,7 +37,12 @@ const ackedTokens: string[] = []
 beforeAll(async () => {
   server = await launch()
   const license_token = issueTestLicense({ seats: 100_000 })
-  const setup = await call(server, 'POST', '/api/tenant/setup', SETUP_TOKEN, { license_token, admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+  const setup = await call(server, 'POST', '/api/tenant/setup', SETUP_TOKEN, {
+    license_token,
+    admin_email: ADMIN.email,
+    admin_name: ADMIN.name,
+    admin_password: ADMIN.password,
+  })
   if (setup.status !== 200) throw new Error(`setup failed: ${setup.status} ${JSON.stringify(setup.body)}`)
   const login = await call(server, 'POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })
   adminToken = login.body.access_token

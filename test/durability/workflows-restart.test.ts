@@ -20,7 +20,12 @@ afterAll(async () => {
 
 test('kill -9 while waiting_human, restart on the same data dir: the run still waits and resumes once', async () => {
   let server = await launch()
-  const setup = await call(server, 'POST', '/api/tenant/setup', SETUP_TOKEN, { license_token: issueTestLicense({}), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+  const setup = await call(server, 'POST', '/api/tenant/setup', SETUP_TOKEN, {
+    license_token: issueTestLicense({}),
+    admin_email: ADMIN.email,
+    admin_name: ADMIN.name,
+    admin_password: ADMIN.password,
+  })
   expect(setup.status).toBe(200)
   const token = (await call(server, 'POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).body.access_token
   // Recording disabled: the checkpoint must be written anyway, and it is all there is.
@@ -32,7 +37,10 @@ test('kill -9 while waiting_human, restart on the same data dir: the run still w
       { id: 'gate', type: 'agentbox.approval', params: { message: 'Refund {{ $json.amount }}?' } },
       { id: 'out', type: 'agentbox.output', params: { value: '{{ $json }}' } },
     ],
-    connections: [{ from: 'prep', to: 'gate' }, { from: 'gate', port: 'approved', to: 'out' }],
+    connections: [
+      { from: 'prep', to: 'gate' },
+      { from: 'gate', port: 'approved', to: 'out' },
+    ],
   }
   const workflow = await call(server, 'POST', '/api/workflows/kill-bot', token, { name: 'refund', definition })
   expect(workflow.status).toBe(201)

@@ -18,7 +18,16 @@ const SHOTS = join(ROOT, 'test-results', 'console')
 const SETUP_TOKEN = 'e2e-setup-token-0123456789abcdef'
 const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' }
 // Chromium's own background traffic is refused on closed networks; these flags keep it quiet and the launch fast.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 const tmp = mkdtempSync(join(tmpdir(), 'agentbox-e2e-'))
 let proc: Subprocess<'ignore', 'pipe', 'pipe'> | undefined
@@ -50,16 +59,35 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
     const bin = join(tmp, 'agentbox')
-    const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: ROOT, env: { ...process.env, AGENTBOX_BUILD_OUTFILE: bin }, stdout: 'pipe', stderr: 'pipe' })
+    const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, AGENTBOX_BUILD_OUTFILE: bin },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}\n${build.stderr}`)
     const port = freePort()
     base = `http://127.0.0.1:${port}`
     proc = Bun.spawn([bin, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', join(tmp, 'data')], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
-      stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: tmp,
+        AGENTBOX_LICENSE_MODE: 'test',
+        AGENTBOX_SETUP_TOKEN: SETUP_TOKEN,
+        AGENTBOX_LOG_LEVEL: 'warn',
+      },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
     })
     for (let i = 0; i < 300; i++) {
-      if (await fetch(`${base}/api/health/live`).then((r) => r.ok, () => false)) break
+      if (
+        await fetch(`${base}/api/health/live`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break
       await Bun.sleep(20)
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
@@ -125,7 +153,10 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     // Admins apply a licence here: a wrong one shows the server's reason, a right one updates the seats.
     await page.getByLabel('Licence token', { exact: true }).fill('x.y.z')
     await page.getByRole('button', { name: 'Apply licence' }).click()
-    await page.locator('#apply_license_token-error').filter({ hasText: /malformed/i }).waitFor()
+    await page
+      .locator('#apply_license_token-error')
+      .filter({ hasText: /malformed/i })
+      .waitFor()
     await page.getByLabel('Licence token', { exact: true }).fill(issueTestLicense({ seats: 10, days: 400 }))
     await page.getByRole('button', { name: 'Apply licence' }).click()
     await page.getByText(/Licence applied for .*10 seats/).waitFor()
@@ -140,7 +171,10 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
         { id: 'gate', type: 'agentbox.approval', params: { message: 'Refund {{ $json.amount }}?' } },
         { id: 'out', type: 'agentbox.output', params: { value: '{{ $json }}' } },
       ],
-      connections: [{ from: 'prep', to: 'gate' }, { from: 'gate', port: 'approved', to: 'out' }],
+      connections: [
+        { from: 'prep', to: 'gate' },
+        { from: 'gate', port: 'approved', to: 'out' },
+      ],
     }
     const flow = await api('POST', '/api/workflows/refund-bot', { name: 'refund', definition }, token)
     await api('POST', '/api/agents/refund-bot/publish', {}, token)
@@ -163,8 +197,12 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
 
   test('the usage page draws the interaction summary as a chart', async () => {
     const { access_token: token } = await api('POST', '/api/auth/login', { email: ADMIN.email, password: ADMIN.password })
-    for (const [server, n] of [['github', 3], ['jira', 2]] as const) {
-      for (let i = 0; i < n; i++) await api('POST', '/api/interaction/record-mcp-tool', { tool_name: 'search', mcp_server_name: server, duration_seconds: 0.1 }, token)
+    for (const [server, n] of [
+      ['github', 3],
+      ['jira', 2],
+    ] as const) {
+      for (let i = 0; i < n; i++)
+        await api('POST', '/api/interaction/record-mcp-tool', { tool_name: 'search', mcp_server_name: server, duration_seconds: 0.1 }, token)
     }
     await page.getByRole('link', { name: 'Usage' }).click()
     const bars = page.locator('figure.chart svg rect')
@@ -181,7 +219,10 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     // Same tab (the session lives in sessionStorage, per tab), narrowed to a phone's width.
     await page.setViewportSize({ width: 375, height: 800 })
     try {
-      for (const [path, heading, name] of [['/overview', 'Overview', '09-overview-phone'], ['/approvals', 'Approvals', '10-approvals-phone']] as const) {
+      for (const [path, heading, name] of [
+        ['/overview', 'Overview', '09-overview-phone'],
+        ['/approvals', 'Approvals', '10-approvals-phone'],
+      ] as const) {
         await page.goto(`${base}${path}`)
         await page.getByRole('heading', { name: heading }).waitFor()
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
@@ -196,7 +237,8 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
   test('the users page creates a member, then words the seat error when the licence runs out of seats', async () => {
     const { access_token: token } = await api('POST', '/api/auth/login', { email: ADMIN.email, password: ADMIN.password })
     // The licence has 10 seats and the admin takes one: fill 8 more through the API, the last one through the page.
-    for (let i = 1; i <= 8; i++) await api('POST', '/api/users', { email: `filler${i}@example.com`, name: `Filler ${i}`, password: 'long enough password', role: 'member' }, token)
+    for (let i = 1; i <= 8; i++)
+      await api('POST', '/api/users', { email: `filler${i}@example.com`, name: `Filler ${i}`, password: 'long enough password', role: 'member' }, token)
     await page.getByRole('link', { name: 'Users' }).click()
     await page.getByRole('heading', { name: 'Users', exact: true }).waitFor()
     const addUser = async (email: string, name: string) => {
@@ -229,7 +271,10 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     expect(await page.getByLabel('Time zone').inputValue()).not.toBe('')
     await page.getByLabel('Time zone').fill('Mars/Olympus_Mons')
     await page.getByRole('button', { name: 'Create task' }).click()
-    await page.locator('#task-timezone-error').filter({ hasText: /time zone/i }).waitFor()
+    await page
+      .locator('#task-timezone-error')
+      .filter({ hasText: /time zone/i })
+      .waitFor()
     expect(await page.getByLabel('Time zone').getAttribute('aria-invalid')).toBe('true')
     await shot('12-tasks-timezone-error')
 
@@ -311,7 +356,12 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     expect(await created.count()).toBe(0)
     // The list reloads after the notice: the row stays, without its Revoke button, and says when.
     await page.getByRole('button', { name: 'Revoke laptop' }).waitFor({ state: 'detached' })
-    expect(await page.getByRole('row', { name: /laptop/ }).getByRole('cell', { name: 'No', exact: true }).count()).toBe(0)
+    expect(
+      await page
+        .getByRole('row', { name: /laptop/ })
+        .getByRole('cell', { name: 'No', exact: true })
+        .count(),
+    ).toBe(0)
     expect((await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401)
     // Shown once: a reload lists the token by its hint only.
     await page.reload()

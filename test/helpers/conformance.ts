@@ -23,7 +23,7 @@ function matchPath(templates: readonly PathTemplate[], pathname: string): string
   let best: { path: string; rank: string } | undefined
   for (const template of templates) {
     if (template.segments.length !== parts.length) continue
-    if (!template.segments.every((segment, i) => segment === null ? parts[i] !== '' : segment === parts[i])) continue
+    if (!template.segments.every((segment, i) => (segment === null ? parts[i] !== '' : segment === parts[i]))) continue
     const rank = template.segments.map((segment) => (segment === null ? '1' : '0')).join('')
     if (!best || rank < best.rank) best = { path: template.path, rank }
   }
@@ -86,7 +86,10 @@ export class ConformanceChecker {
     const found = this.#response(operationPointer, response.status)
     // A server failure is outside the contract: a test that provokes one asserts it itself.
     if (!found && response.status >= 500) return []
-    if (!found) return [`status ${response.status} is not documented for ${method} ${path}: declare it in the route's detail.responses ({ ${response.status}: { description: '…' } })`]
+    if (!found)
+      return [
+        `status ${response.status} is not documented for ${method} ${path}: declare it in the route's detail.responses ({ ${response.status}: { description: '…' } })`,
+      ]
     const problems: string[] = []
     for (const header of Object.keys(found.response.headers ?? {})) {
       if (!response.headers.has(header)) problems.push(`status ${response.status} lacks its documented ${header} header`)
@@ -96,7 +99,8 @@ export class ConformanceChecker {
       if (response.text.length > 0) problems.push(`status ${response.status} is documented without a body but has one: ${response.text.slice(0, 200)}`)
       return problems
     }
-    if (!content['application/json']) return [...problems, `status ${response.status} is documented with ${Object.keys(content).join(', ')}, which this checker does not read`]
+    if (!content['application/json'])
+      return [...problems, `status ${response.status} is documented with ${Object.keys(content).join(', ')}, which this checker does not read`]
     if (!(response.headers.get('content-type') ?? '').includes('application/json')) {
       return [...problems, `status ${response.status} should be application/json, is ${response.headers.get('content-type')}`]
     }

@@ -42,7 +42,10 @@ async function collect(stream: ReadableStream<Uint8Array>, sink: { text: string 
 
 /** The JSON log lines the process wrote to stdout. */
 export const logLines = (server: RunningServer) =>
-  server.out.text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, any>)
+  server.out.text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, any>)
 
 /** Starts `serve` and polls /api/health/live every 20 ms for up to 15 s; retries on a port taken in between. */
 export async function launchServer({ command = [process.execPath, 'src/main.ts'], dataDir, env = {} }: LaunchOptions): Promise<RunningServer> {
@@ -69,7 +72,13 @@ export async function launchServer({ command = [process.execPath, 'src/main.ts']
     running.add(server)
     const deadline = Date.now() + 15_000
     while (Date.now() < deadline && proc.exitCode === null) {
-      if (await fetch(`${server.base}/api/health/live`).then((res) => res.ok, () => false)) return server
+      if (
+        await fetch(`${server.base}/api/health/live`).then(
+          (res) => res.ok,
+          () => false,
+        )
+      )
+        return server
       await sleep(20)
     }
     await stopServer(server, 'SIGKILL')

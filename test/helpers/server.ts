@@ -96,7 +96,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       body = JSON.stringify(opts.body)
       headers['content-type'] ??= 'application/json'
     }
-    const peer = opts.clientAddress === undefined ? undefined : ({ requestIP: () => ({ address: opts.clientAddress, family: 'IPv4', port: 0 }) } as unknown as Parameters<AgentboxServer['fetch']>[1])
+    const peer =
+      opts.clientAddress === undefined
+        ? undefined
+        : ({ requestIP: () => ({ address: opts.clientAddress, family: 'IPv4', port: 0 }) } as unknown as Parameters<AgentboxServer['fetch']>[1])
     const response = await server.fetch(new Request(`http://localhost${path}`, { method, headers, body, duplex: 'half' } as RequestInit), peer)
     const text = await response.text()
     if (options.conformance ?? CONFORMANCE_ENABLED) await checkConformance(method, path, { status: response.status, headers: response.headers, text })
@@ -128,7 +131,12 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     async provision(license = {}) {
       const res = await request('POST', '/api/tenant/setup', {
         token: server.setupToken!,
-        body: { license_token: issueTestLicense({ nowMs: clock.now(), ...license }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password },
+        body: {
+          license_token: issueTestLicense({ nowMs: clock.now(), ...license }),
+          admin_email: ADMIN.email,
+          admin_name: ADMIN.name,
+          admin_password: ADMIN.password,
+        },
       })
       if (res.status !== 200) throw new Error(`setup failed: ${res.status} ${JSON.stringify(res.body)}`)
       return { orgToken: res.body.tenant_org_token, adminToken: await login(ADMIN.email, ADMIN.password) }

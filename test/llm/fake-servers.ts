@@ -32,9 +32,25 @@ type Format = 'openai' | 'anthropic'
 
 function successBody(format: Format, model: string, text: string) {
   if (format === 'openai') {
-    return { id: 'chatcmpl-fake', object: 'chat.completion', created: 1_700_000_000, model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }
+    return {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    }
   }
-  return { id: 'msg_fake', type: 'message', role: 'assistant', model, content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 2 } }
+  return {
+    id: 'msg_fake',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 3, output_tokens: 2 },
+  }
 }
 
 function errorBody(format: Format, message: string, type: string) {

@@ -40,20 +40,44 @@ for (const { format, make } of CASES) {
     test('sends the model, the system prompt and the messages in the wire format, with the API key, and returns the text', async () => {
       fake.behave({ reply: 'Three meetings.' })
       const before = fake.requests.length
-      const reply = await ask(make(fake.url), { system: 'You are terse.', messages: [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'What is due today?' }] })
+      const reply = await ask(make(fake.url), {
+        system: 'You are terse.',
+        messages: [
+          { role: 'user', content: 'earlier' },
+          { role: 'assistant', content: 'ok' },
+          { role: 'user', content: 'What is due today?' },
+        ],
+      })
       expect(reply).toEqual({ text: 'Three meetings.' })
       const request = fake.requests[before]!
       expect(request.method).toBe('POST')
       if (format === 'openai') {
         expect(request.path).toBe('/v1/chat/completions')
         expect(request.headers.authorization).toBe(`Bearer ${KEY}`)
-        expect(request.body).toMatchObject({ model: 'test-model', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'What is due today?' }] })
+        expect(request.body).toMatchObject({
+          model: 'test-model',
+          messages: [
+            { role: 'system', content: 'You are terse.' },
+            { role: 'user', content: 'earlier' },
+            { role: 'assistant', content: 'ok' },
+            { role: 'user', content: 'What is due today?' },
+          ],
+        })
       } else {
         expect(request.path).toBe('/v1/messages')
         // The client library decides the auth header (1.x sends the key as a bearer token; older ones used x-api-key).
         expect(request.headers['x-api-key'] === KEY || request.headers.authorization === `Bearer ${KEY}`).toBe(true)
         expect(request.headers['anthropic-version']).toBeString()
-        expect(request.body).toMatchObject({ model: 'test-model', system: 'You are terse.', max_tokens: expect.any(Number), messages: [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'What is due today?' }] })
+        expect(request.body).toMatchObject({
+          model: 'test-model',
+          system: 'You are terse.',
+          max_tokens: expect.any(Number),
+          messages: [
+            { role: 'user', content: 'earlier' },
+            { role: 'assistant', content: 'ok' },
+            { role: 'user', content: 'What is due today?' },
+          ],
+        })
       }
     })
 
@@ -79,7 +103,9 @@ for (const { format, make } of CASES) {
 
     test('an unknown model (404) names the problem', async () => {
       fake.behave({ status: 404, message: 'model "nope" not found', type: 'not_found_error' })
-      expect((await failure(ask(make(fake.url), { model: 'nope' }))).message).toBe(`The ${format} provider at ${fake.url} answered HTTP 404: model "nope" not found`)
+      expect((await failure(ask(make(fake.url), { model: 'nope' }))).message).toBe(
+        `The ${format} provider at ${fake.url} answered HTTP 404: model "nope" not found`,
+      )
     })
 
     test('a 5xx answer is retried by the client library, then fails the call readably', async () => {
@@ -113,9 +139,16 @@ for (const { format, make } of CASES) {
     })
 
     test('a success without any text is an error, not an empty reply', async () => {
-      const empty = format === 'openai'
-        ? { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'stop' }] }
-        : { id: 'x', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 0 } }
+      const empty =
+        format === 'openai'
+          ? {
+              id: 'x',
+              object: 'chat.completion',
+              created: 1,
+              model: 'm',
+              choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'stop' }],
+            }
+          : { id: 'x', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 0 } }
       fake.behave({ raw: () => Response.json(empty) })
       const error = await failure(ask(make(fake.url)))
       expect(error.message).toBe(`The ${format} provider at ${fake.url} returned no text`)
@@ -230,9 +263,20 @@ describe('workflow llm steps retry on ProviderError.retryable, not on its text',
       isCancelled: () => false,
       onTrace: (t) => void traces.push(t),
       sleep: async () => {},
-      callLlm: async (call) => ({ text: (await provider.complete({ model: 'm', system: null, messages: [{ role: 'user', content: call.prompt }] })).text, provider: 'openai', model: 'm' }),
+      callLlm: async (call) => ({
+        text: (await provider.complete({ model: 'm', system: null, messages: [{ role: 'user', content: call.prompt }] })).text,
+        provider: 'openai',
+        model: 'm',
+      }),
     }
-    const info = { id: 'r1', input: {}, started_at: new Date().toISOString(), starter: 'u1', dry_run: false, workflow: { id: 'w', name: 'w', version: 1, agent: 'a' } }
+    const info = {
+      id: 'r1',
+      input: {},
+      started_at: new Date().toISOString(),
+      starter: 'u1',
+      dry_run: false,
+      workflow: { id: 'w', name: 'w', version: 1, agent: 'a' },
+    }
     const outcome = await new WorkflowExecutor(flow, info, host).start()
     return { outcome: outcome as any, attempts: traces.find((t) => t.node_id === 'ask')!.attempts }
   }
@@ -244,7 +288,9 @@ describe('workflow llm steps retry on ProviderError.retryable, not on its text',
     const { outcome, attempts } = await runFlow()
     expect(outcome.status).toBe('succeeded')
     expect(outcome.result).toBe('finally')
-    expect(attempts).toEqual([{ n: 1, error: { code: 'llm_error', message: `The openai provider at ${fake.url} answered HTTP 429: rate limited`, retryable: true } }])
+    expect(attempts).toEqual([
+      { n: 1, error: { code: 'llm_error', message: `The openai provider at ${fake.url} answered HTTP 429: rate limited`, retryable: true } },
+    ])
   })
 
   test('a 400 fails the step at once, whatever its message says', async () => {

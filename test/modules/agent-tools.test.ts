@@ -23,7 +23,15 @@ const SKILL = '---\nname: refunds\ndescription: How to handle a refund request\n
 beforeAll(async () => {
   p = await setup()
   agent = await newAgent(p)
-  await saveWorkflow(p, agent, { nodes: [node('double', 'set', { values: { n: '{{ $json.n * 2 }}' } }), node('out', 'output', { value: '{{ $json.n }}' })], connections: [edge('double', 'out')] }, { name: 'doubler', publish: false })
+  await saveWorkflow(
+    p,
+    agent,
+    {
+      nodes: [node('double', 'set', { values: { n: '{{ $json.n * 2 }}' } }), node('out', 'output', { value: '{{ $json.n }}' })],
+      connections: [edge('double', 'out')],
+    },
+    { name: 'doubler', publish: false },
+  )
   await saveWorkflow(p, agent, gateFlow(), { name: 'refund', publish: false })
   expect((await p.t.request('POST', `/api/agents/${agent}/skills`, { token: p.owner.token, body: { content: SKILL } })).status).toBe(201)
   expect((await p.t.request('POST', `/api/agents/${agent}/publish`, { token: p.owner.token, body: {} })).status).toBe(201)
@@ -75,28 +83,40 @@ describe('tools from workflows and skills', () => {
   })
 
   test('unknown workflows and strangers get not_found; only the starter decides an approval', async () => {
-    expect(await callTool(byName(await liveTools(viewer), 'run_workflow'), viewer, { workflow: 'nope' })).toMatchObject({ ok: false, error: { code: 'not_found' } })
+    expect(await callTool(byName(await liveTools(viewer), 'run_workflow'), viewer, { workflow: 'nope' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    })
     await expect(liveTools(outsider)).rejects.toThrow('Agent not found')
     const started = await callTool(byName(await liveTools(owner), 'run_workflow'), owner, { workflow: 'refund', input: { amount: 5 } })
     expect(started).toMatchObject({ ok: true, content: { status: 'waiting_human' } })
     const runId = (started as { content: { run_id: string } }).content.run_id
     const resume = byName(await liveTools(viewer), 'resume_workflow')
     // As over HTTP, a member does not see someone else's runs at all.
-    expect(await callTool(resume, viewer, { run_id: runId, decision: 'approve' })).toMatchObject({ ok: false, error: { code: 'not_found', message: 'Run not found' } })
+    expect(await callTool(resume, viewer, { run_id: runId, decision: 'approve' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', message: 'Run not found' },
+    })
     const decided = await callTool(resume, owner, { run_id: runId, decision: 'approve', edits: { amount: 4 } })
     expect(decided).toMatchObject({ ok: true, content: { status: 'succeeded', result: { amount: 4 } } })
   })
 
   test('load_skill returns the body of a live skill; an unknown one is not_found', async () => {
     const load = byName(await liveTools(viewer), 'load_skill')
-    expect(await callTool(load, viewer, { name: 'refunds' })).toEqual({ ok: true, content: { name: 'refunds', description: 'How to handle a refund request', body: '# Refunds\n\nCheck the order first.' } })
+    expect(await callTool(load, viewer, { name: 'refunds' })).toEqual({
+      ok: true,
+      content: { name: 'refunds', description: 'How to handle a refund request', body: '# Refunds\n\nCheck the order first.' },
+    })
     expect(await callTool(load, viewer, { name: 'missing' })).toMatchObject({ ok: false, error: { code: 'not_found', message: "Skill not found: 'missing'" } })
   })
 
   test('the design target runs the draft (owners only) and dry-runs by default', async () => {
     const target = { agent, source: 'draft' as const, channel: 'mcp' as const }
     const [run] = await p.t.server.modules.workflows.tools(owner, target)
-    expect(await callTool(run!, owner, { workflow: 'doubler', input: { n: 3 } })).toMatchObject({ ok: true, content: { status: 'succeeded', dry_run: true, source: 'draft', result: 6 } })
+    expect(await callTool(run!, owner, { workflow: 'doubler', input: { n: 3 } })).toMatchObject({
+      ok: true,
+      content: { status: 'succeeded', dry_run: true, source: 'draft', result: 6 },
+    })
     expect(await callTool(run!, viewer, { workflow: 'doubler' })).toMatchObject({ ok: false, error: { code: 'forbidden' } })
   })
 })

@@ -12,7 +12,10 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const bigWorkflow = (name: string) => ({ name, definition: { nodes: [{ id: 'a', type: 'agentbox.set', params: { values: { filler: 'x'.repeat(700_000) } } }], connections: [] } })
+const bigWorkflow = (name: string) => ({
+  name,
+  definition: { nodes: [{ id: 'a', type: 'agentbox.set', params: { values: { filler: 'x'.repeat(700_000) } } }], connections: [] },
+})
 
 describe('draft size', () => {
   test('workflows can be added until the draft would pass 2 MiB; that save is 413, nothing changes, and smaller edits still work', async () => {

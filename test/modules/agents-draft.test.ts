@@ -1,7 +1,16 @@
 // The agents service API other modules build on: liveInstructions and agentVisibleTo (tasks), readDraft/updateDraft/readLive (workflows, skills).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { parseDocument } from '../../src/modules/agents/document.ts'
-import { agentVisibleTo, authorizeAgent, liveInstructions, readDraft, readLive, readVersion, updateDraft, type AgentsStore } from '../../src/modules/agents/service.ts'
+import {
+  agentVisibleTo,
+  authorizeAgent,
+  liveInstructions,
+  readDraft,
+  readLive,
+  readVersion,
+  updateDraft,
+  type AgentsStore,
+} from '../../src/modules/agents/service.ts'
 import type { Principal } from '../../src/platform/auth/principal.ts'
 import { conflict, type DomainError } from '../../src/platform/errors.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
@@ -85,7 +94,11 @@ describe('authorizeAgent (workflows and skills check access by name)', () => {
   test('not_found for those who may not see it, forbidden for non-owners when owning is needed, the row otherwise', async () => {
     expect((await authorizeAgent(store.db, name, owner.principal, 'own')).id).toBe(agentId)
     expect((await authorizeAgent(store.db, name, viewer.principal, 'use')).role).toBe('viewer')
-    const kind = (promise: Promise<unknown>) => promise.then(() => 'ok', (error: DomainError) => error.kind)
+    const kind = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'ok',
+        (error: DomainError) => error.kind,
+      )
     expect(await kind(authorizeAgent(store.db, name, viewer.principal, 'own'))).toBe('forbidden')
     expect(await kind(authorizeAgent(store.db, name, admin, 'own'))).toBe('forbidden')
     expect(await kind(authorizeAgent(store.db, name, outsider.principal, 'use'))).toBe('not_found')
@@ -111,7 +124,14 @@ describe('updateDraft / readDraft / readLive: other parts travel with the draft'
 
     const live = await readLive(store.db, agentId)
     expect(live?.version).toBe(1)
-    expect(live?.document).toEqual({ description: 'd', instructions: 'Version one.', skills: [skill], workflows: [workflow], ui_templates: [{ id: 't1', html: '<p/>' }], connectors: [{ id: 'c1' }] })
+    expect(live?.document).toEqual({
+      description: 'd',
+      instructions: 'Version one.',
+      skills: [skill],
+      workflows: [workflow],
+      ui_templates: [{ id: 't1', html: '<p/>' }],
+      connectors: [{ id: 'c1' }],
+    })
 
     // Change every part, publish v2, then bring v1 back into the draft: all parts return at once.
     await updateDraft(store, agentId, owner.id, (draft) => {
@@ -182,6 +202,12 @@ describe('updateDraft / readDraft / readLive: other parts travel with the draft'
   })
 
   test('documents stored before a part existed read back with that part empty', () => {
-    expect(parseDocument('{"description":"d","instructions":"i"}')).toEqual({ description: 'd', instructions: 'i', skills: [], workflows: [], ui_templates: [] })
+    expect(parseDocument('{"description":"d","instructions":"i"}')).toEqual({
+      description: 'd',
+      instructions: 'i',
+      skills: [],
+      workflows: [],
+      ui_templates: [],
+    })
   })
 })

@@ -25,11 +25,20 @@ let agentCount = 0
 let bot = ''
 beforeEach(async () => {
   bot = `/api/agents/bot-${++agentCount}`
-  expect((await t.request('POST', '/api/agents', { token: owner.token, body: { name: `bot-${agentCount}`, description: 'Live description', instructions: 'Live instructions.' } })).status).toBe(201)
+  expect(
+    (
+      await t.request('POST', '/api/agents', {
+        token: owner.token,
+        body: { name: `bot-${agentCount}`, description: 'Live description', instructions: 'Live instructions.' },
+      })
+    ).status,
+  ).toBe(201)
   expect((await share('viewer@example.com', 'viewer')).status).toBe(201)
   expect((await share('extra@example.com', 'viewer')).status).toBe(201)
   expect((await t.request('POST', `${bot}/publish`, { token: owner.token })).status).toBe(201)
-  expect((await t.request('PATCH', bot, { token: owner.token, body: { description: 'Draft description', instructions: 'Draft instructions.' } })).status).toBe(200)
+  expect((await t.request('PATCH', bot, { token: owner.token, body: { description: 'Draft description', instructions: 'Draft instructions.' } })).status).toBe(
+    200,
+  )
 })
 
 const share = (email: string, role: string, token = owner.token) => t.request('POST', `${bot}/members`, { token, body: { email, role } })
@@ -234,6 +243,8 @@ describe('members', () => {
   })
 
   test('sharing an unknown agent is 404', async () => {
-    expect((await t.request('POST', '/api/agents/nope/members', { token: owner.token, body: { email: 'viewer@example.com', role: 'viewer' } })).status).toBe(404)
+    expect((await t.request('POST', '/api/agents/nope/members', { token: owner.token, body: { email: 'viewer@example.com', role: 'viewer' } })).status).toBe(
+      404,
+    )
   })
 })

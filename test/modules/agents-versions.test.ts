@@ -16,7 +16,10 @@ let agentCount = 0
 let bot = ''
 beforeEach(async () => {
   bot = `/api/agents/bot-${++agentCount}`
-  const res = await t.request('POST', '/api/agents', { token: owner.token, body: { name: `bot-${agentCount}`, description: 'Version one', instructions: 'Say one.' } })
+  const res = await t.request('POST', '/api/agents', {
+    token: owner.token,
+    body: { name: `bot-${agentCount}`, description: 'Version one', instructions: 'Say one.' },
+  })
   expect(res.status).toBe(201)
 })
 
@@ -44,12 +47,24 @@ describe('the version lifecycle', () => {
     const switched = await call('POST', '/live', { version: 1 })
     expect(switched.status).toBe(200)
     // The draft (v2's content) did not move; it now differs from live, so the chip is on.
-    expect(switched.body).toMatchObject({ live_version: 1, has_unpublished_changes: true, description: 'Version two', instructions: 'Say two.', updated_at: '2026-03-01T13:00:00.000Z' })
+    expect(switched.body).toMatchObject({
+      live_version: 1,
+      has_unpublished_changes: true,
+      description: 'Version two',
+      instructions: 'Say two.',
+      updated_at: '2026-03-01T13:00:00.000Z',
+    })
 
     t.clock.set('2026-03-01T14:00:00.000Z')
     const restored = await call('POST', '/versions/1/restore')
     expect(restored.status).toBe(200)
-    expect(restored.body).toMatchObject({ live_version: 1, has_unpublished_changes: false, description: 'Version one', instructions: 'Say one.', updated_at: '2026-03-01T14:00:00.000Z' })
+    expect(restored.body).toMatchObject({
+      live_version: 1,
+      has_unpublished_changes: false,
+      description: 'Version one',
+      instructions: 'Say one.',
+      updated_at: '2026-03-01T14:00:00.000Z',
+    })
 
     const versions = await call('GET', '/versions')
     expect(versions.status).toBe(200)
@@ -64,7 +79,15 @@ describe('the version lifecycle', () => {
     await call('PATCH', '', { instructions: 'Say two.' })
     const res = await call('GET', '/versions/1')
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ version: 1, note: 'one', created_at: expect.any(String), created_by: 'owner@example.com', live: true, description: 'Version one', instructions: 'Say one.' })
+    expect(res.body).toEqual({
+      version: 1,
+      note: 'one',
+      created_at: expect.any(String),
+      created_by: 'owner@example.com',
+      live: true,
+      description: 'Version one',
+      instructions: 'Say one.',
+    })
   })
 
   test('versions list pages with limit and offset', async () => {

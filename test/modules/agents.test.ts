@@ -23,7 +23,12 @@ afterEach(() => {
 afterAll(() => t.close())
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
-const agent = (overrides: Record<string, unknown> = {}) => ({ name: 'support-bot', description: 'Answers support questions', instructions: 'Be helpful.', ...overrides })
+const agent = (overrides: Record<string, unknown> = {}) => ({
+  name: 'support-bot',
+  description: 'Answers support questions',
+  instructions: 'Be helpful.',
+  ...overrides,
+})
 const create = (body: Record<string, unknown>, token = owner.token) => t.request('POST', '/api/agents', { token, body })
 const issues = (res: { body: any }) => res.body.detail.map((d: any) => [d.loc.join('.'), d.type])
 
@@ -66,7 +71,9 @@ describe('POST /api/agents', () => {
     for (const name of ['   ', '___', '-', ' - _ ']) {
       const res = await create(agent({ name }))
       expect(res.status).toBe(422)
-      expect(res.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Agent name must contain at least one letter or digit', type: 'value_error', input: name }])
+      expect(res.body.detail).toEqual([
+        { loc: ['body', 'name'], msg: 'Agent name must contain at least one letter or digit', type: 'value_error', input: name },
+      ])
     }
   })
 
@@ -75,10 +82,17 @@ describe('POST /api/agents', () => {
   })
 
   test('a name with other characters after normalisation is 422 value_error, echoing what it became', async () => {
-    for (const [name, became] of [['Café Bot', 'café-bot'], ['a.b', 'a.b'], ['Bot!', 'bot!'], ['a/b', 'a/b']]) {
+    for (const [name, became] of [
+      ['Café Bot', 'café-bot'],
+      ['a.b', 'a.b'],
+      ['Bot!', 'bot!'],
+      ['a/b', 'a/b'],
+    ]) {
       const res = await create(agent({ name }))
       expect(res.status).toBe(422)
-      expect(res.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Agent name may contain only letters a-z, digits, spaces, hyphens and underscores', type: 'value_error', input: became }])
+      expect(res.body.detail).toEqual([
+        { loc: ['body', 'name'], msg: 'Agent name may contain only letters a-z, digits, spaces, hyphens and underscores', type: 'value_error', input: became },
+      ])
     }
   })
 
@@ -86,7 +100,9 @@ describe('POST /api/agents', () => {
     expect((await create(agent({ name: 'a'.repeat(64) }))).status).toBe(201)
     const long = await create(agent({ name: 'b'.repeat(65) }))
     expect(long.status).toBe(422)
-    expect(long.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Agent name should have at most 64 characters', type: 'string_too_long', input: 'b'.repeat(65), ctx: { max_length: 64 } }])
+    expect(long.body.detail).toEqual([
+      { loc: ['body', 'name'], msg: 'Agent name should have at most 64 characters', type: 'string_too_long', input: 'b'.repeat(65), ctx: { max_length: 64 } },
+    ])
     // 66 characters typed, 64 after trimming: fine.
     const padded = await create(agent({ name: ` ${'c'.repeat(64)} ` }))
     expect(padded.status).toBe(201)
@@ -126,7 +142,10 @@ describe('POST /api/agents', () => {
 
   test('a name taken after normalisation is 409, also when someone else owns it; deleting frees it', async () => {
     expect((await create(agent({ name: 'Support Bot' }))).status).toBe(201)
-    for (const [name, token] of [['support_bot', owner.token], ['SUPPORT-BOT', other.token]] as const) {
+    for (const [name, token] of [
+      ['support_bot', owner.token],
+      ['SUPPORT-BOT', other.token],
+    ] as const) {
       const res = await create(agent({ name }), token)
       expect(res.status).toBe(409)
       expect(res.body).toEqual({ detail: "An agent named 'support-bot' already exists" })
@@ -213,7 +232,12 @@ describe('GET /api/agents', () => {
   })
 
   test('bad paging parameters are 422 at their own loc, all at once', async () => {
-    for (const [query, type] of [['limit=0', 'greater_than_equal'], ['limit=abc', 'int_type'], ['offset=-1', 'greater_than_equal'], ['limit=1.5', 'int_type']] as const) {
+    for (const [query, type] of [
+      ['limit=0', 'greater_than_equal'],
+      ['limit=abc', 'int_type'],
+      ['offset=-1', 'greater_than_equal'],
+      ['limit=1.5', 'int_type'],
+    ] as const) {
       const res = await t.request('GET', `/api/agents?${query}`, { token: owner.token })
       expect(res.status).toBe(422)
       expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['query', query.split('=')[0]], type })])
@@ -229,7 +253,15 @@ describe('GET /api/agents', () => {
       const { sql, parameters } = agentListQuery(t.server.database.db, principal, { limit: 50, offset: 0 }).compile()
       return queryPlan(t.server.database.reader, sql, parameters)
     }
-    const principal = (role: 'admin' | 'member'): Principal => ({ userId: owner.id, email: 'owner@example.com', name: 'o', role, kind: 'person', via: 'access_token', tokenId: null })
+    const principal = (role: 'admin' | 'member'): Principal => ({
+      userId: owner.id,
+      email: 'owner@example.com',
+      name: 'o',
+      role,
+      kind: 'person',
+      via: 'access_token',
+      tokenId: null,
+    })
     const member = plan(principal('member'))
     expect(member[0]).toMatch(/SEARCH m USING (COVERING )?INDEX agent_members_user \(user_id=\?\)/)
     expect(member.slice(1).every((d) => /USING (INDEX|PRIMARY KEY|INTEGER PRIMARY KEY)|sqlite_autoindex/.test(d))).toBe(true)
@@ -266,7 +298,13 @@ describe('PATCH /api/agents/{name} (Save)', () => {
     expect(res.body).toMatchObject({ description: 'New description', instructions: 'Be brief.', live_version: 1, has_unpublished_changes: true })
     expect(res.body.updated_at).not.toBe(res.body.created_at)
     const viewer = await t.request('GET', '/api/agents/support-bot', { token: other.token })
-    expect(viewer.body).toMatchObject({ description: 'Answers support questions', instructions: 'Be helpful.', live_version: 1, has_unpublished_changes: true, role: 'viewer' })
+    expect(viewer.body).toMatchObject({
+      description: 'Answers support questions',
+      instructions: 'Be helpful.',
+      live_version: 1,
+      has_unpublished_changes: true,
+      role: 'viewer',
+    })
   })
 
   test('fields are optional: one field changes alone; an empty body changes nothing', async () => {
@@ -283,8 +321,12 @@ describe('PATCH /api/agents/{name} (Save)', () => {
   test('saving the live content back clears the Draft chip; saving identical content changes nothing', async () => {
     await create(agent())
     await t.request('POST', '/api/agents/support-bot/publish', { token: owner.token })
-    expect((await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { instructions: 'Changed.' } })).body.has_unpublished_changes).toBe(true)
-    expect((await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { instructions: 'Be helpful.' } })).body.has_unpublished_changes).toBe(false)
+    expect((await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { instructions: 'Changed.' } })).body.has_unpublished_changes).toBe(
+      true,
+    )
+    expect(
+      (await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { instructions: 'Be helpful.' } })).body.has_unpublished_changes,
+    ).toBe(false)
   })
 
   test('the name cannot change (422), but sending the current name back (in any spelling) is fine', async () => {
@@ -297,13 +339,21 @@ describe('PATCH /api/agents/{name} (Save)', () => {
 
   test('limits apply as on create: 300/4,000 accepted, 301/4,001 and empty strings refused', async () => {
     await create(agent())
-    expect((await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { description: 'd'.repeat(300), instructions: 'i'.repeat(4000) } })).status).toBe(200)
-    const res = await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { description: 'd'.repeat(301), instructions: 'i'.repeat(4001) } })
+    expect(
+      (await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { description: 'd'.repeat(300), instructions: 'i'.repeat(4000) } }))
+        .status,
+    ).toBe(200)
+    const res = await t.request('PATCH', '/api/agents/support-bot', {
+      token: owner.token,
+      body: { description: 'd'.repeat(301), instructions: 'i'.repeat(4001) },
+    })
     expect(issues(res)).toEqual([
       ['body.description', 'string_too_long'],
       ['body.instructions', 'string_too_long'],
     ])
-    expect(issues(await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { description: '' } }))).toEqual([['body.description', 'string_too_short']])
+    expect(issues(await t.request('PATCH', '/api/agents/support-bot', { token: owner.token, body: { description: '' } }))).toEqual([
+      ['body.description', 'string_too_short'],
+    ])
   })
 
   test('unknown agents are 404', async () => {

@@ -13,18 +13,35 @@ beforeAll(async () => {
 })
 afterAll(() => p.t.close())
 
-const audit = async (query = '') => (await p.t.request('GET', `/api/audit${query}`, { token: p.admin })).body as { action: string; actor_id: string | null; target_id: string; details: Record<string, unknown>; at: string }[]
+const audit = async (query = '') =>
+  (await p.t.request('GET', `/api/audit${query}`, { token: p.admin })).body as {
+    action: string
+    actor_id: string | null
+    target_id: string
+    details: Record<string, unknown>
+    at: string
+  }[]
 
 describe('what is recorded', () => {
   test('user creation, role change, password reset, rename, deactivation and reactivation, each by its admin', async () => {
     secrets.push('the first password!', 'the second password!')
-    const created = await p.t.request('POST', '/api/users', { token: p.admin, body: { email: 'audited@example.com', name: 'Aud', password: 'the first password!', role: 'member' } })
+    const created = await p.t.request('POST', '/api/users', {
+      token: p.admin,
+      body: { email: 'audited@example.com', name: 'Aud', password: 'the first password!', role: 'member' },
+    })
     const id = created.body.id as string
     await p.t.request('PATCH', `/api/users/${id}`, { token: p.admin, body: { role: 'admin', password: 'the second password!', name: 'Audrey' } })
     await p.t.request('DELETE', `/api/users/${id}`, { token: p.admin })
     await p.t.request('PATCH', `/api/users/${id}`, { token: p.admin, body: { active: true } })
     const entries = (await audit(`?actor_id=${adminId}`)).filter((e) => e.target_id === id)
-    expect(entries.map((e) => e.action).reverse()).toEqual(['user.create', 'user.role_change', 'user.password_reset', 'user.rename', 'user.deactivate', 'user.reactivate'])
+    expect(entries.map((e) => e.action).reverse()).toEqual([
+      'user.create',
+      'user.role_change',
+      'user.password_reset',
+      'user.rename',
+      'user.deactivate',
+      'user.reactivate',
+    ])
     expect(entries.find((e) => e.action === 'user.role_change')?.details).toEqual({ email: 'audited@example.com', from: 'member', to: 'admin' })
   })
 
@@ -56,7 +73,12 @@ describe('what is recorded', () => {
   test('an admin cancelling a member’s run is recorded; a starter cancelling their own is not', async () => {
     const agent = await newAgent(p)
     const id = await saveWorkflow(p, agent, gateFlow())
-    const runs = await Promise.all([0, 1].map(async () => (await p.t.request('POST', `/api/workflows/${agent}/${id}/run`, { token: p.owner.token, body: { input: { amount: 1 } } })).body.run_id as string))
+    const runs = await Promise.all(
+      [0, 1].map(
+        async () =>
+          (await p.t.request('POST', `/api/workflows/${agent}/${id}/run`, { token: p.owner.token, body: { input: { amount: 1 } } })).body.run_id as string,
+      ),
+    )
     expect((await p.t.request('POST', `/api/workflows/${agent}/runs/${runs[0]}/cancel`, { token: p.owner.token })).status).toBe(200)
     expect((await p.t.request('POST', `/api/workflows/${agent}/runs/${runs[1]}/cancel`, { token: p.admin })).status).toBe(200)
     const cancels = await audit('?action=workflow.cancel')

@@ -11,7 +11,8 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const newPat = async (token: string, name = 'script') => (await t.request('POST', '/api/auth/tokens', { token, body: { name } })).body as { id: string; token: string }
+const newPat = async (token: string, name = 'script') =>
+  (await t.request('POST', '/api/auth/tokens', { token, body: { name } })).body as { id: string; token: string }
 const works = async (token: string) => (await t.request('GET', '/api/auth/me', { token })).status === 200
 
 describe('personal tokens', () => {
@@ -55,7 +56,10 @@ describe('personal tokens', () => {
   test('a password change ends sessions but keeps personal tokens', async () => {
     const user = await t.createUser(adminToken, { email: 'pw@example.com', password: 'first long password' })
     const pat = await newPat(user.token)
-    const changed = await t.request('POST', '/api/auth/password', { token: user.token, body: { current_password: 'first long password', new_password: 'second long password' } })
+    const changed = await t.request('POST', '/api/auth/password', {
+      token: user.token,
+      body: { current_password: 'first long password', new_password: 'second long password' },
+    })
     expect(changed.status).toBe(200)
     expect(await works(user.token)).toBe(false)
     expect(await works(pat.token)).toBe(true)

@@ -15,7 +15,8 @@ beforeEach(async () => {
 })
 afterEach(() => t.close())
 
-const login = (email: string, password: string, headers?: Record<string, string>) => t.request('POST', '/api/auth/login', { body: { email, password }, headers })
+const login = (email: string, password: string, headers?: Record<string, string>) =>
+  t.request('POST', '/api/auth/login', { body: { email, password }, headers })
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 const instanceKey = async () => Buffer.from((await Bun.file(join(t.dataDir, 'secrets', 'access-token-key')).text()).trim(), 'base64url')
 
@@ -89,8 +90,10 @@ describe('login rate limiting', () => {
 })
 
 describe('login throttle policy: per (account, address), per address, delay per account (issue 14, item 7)', () => {
-  const from = (address: string) => ({ email, password }: { email: string; password: string }) =>
-    t.request('POST', '/api/auth/login', { body: { email, password }, clientAddress: address })
+  const from =
+    (address: string) =>
+    ({ email, password }: { email: string; password: string }) =>
+      t.request('POST', '/api/auth/login', { body: { email, password }, clientAddress: address })
 
   test('10 failures from one address lock that account from that address only; other users behind it still sign in', async () => {
     const attacker = from('203.0.113.7')
@@ -258,7 +261,7 @@ describe('API tokens', () => {
 })
 
 describe('deactivated users', () => {
-  test("their access and API tokens are refused on the very next request, and they cannot sign in, even once reactivated", async () => {
+  test('their access and API tokens are refused on the very next request, and they cannot sign in, even once reactivated', async () => {
     const member = await t.createUser(adminToken, { email: 'm@example.com' })
     const pat = await t.request('POST', '/api/auth/tokens', { token: member.token, body: { name: 'x' } })
     expect((await t.request('GET', '/api/auth/me', { token: member.token })).status).toBe(200)
@@ -276,7 +279,10 @@ describe('deactivated users', () => {
 describe('POST /api/auth/password', () => {
   test('changes the password, revokes older access tokens and returns a new one', async () => {
     const member = await t.createUser(adminToken, { email: 'm@example.com' })
-    const res = await t.request('POST', '/api/auth/password', { token: member.token, body: { current_password: 'a long enough password', new_password: 'an even longer password' } })
+    const res = await t.request('POST', '/api/auth/password', {
+      token: member.token,
+      body: { current_password: 'a long enough password', new_password: 'an even longer password' },
+    })
     expect(res.status).toBe(200)
     expect(res.body.message).toBe('Password changed')
     expect((await t.request('GET', '/api/auth/me', { token: member.token })).status).toBe(401)
@@ -286,7 +292,10 @@ describe('POST /api/auth/password', () => {
   })
 
   test('a wrong current password is 400 and a short new one 422', async () => {
-    const wrong = await t.request('POST', '/api/auth/password', { token: adminToken, body: { current_password: 'nope', new_password: 'an even longer password' } })
+    const wrong = await t.request('POST', '/api/auth/password', {
+      token: adminToken,
+      body: { current_password: 'nope', new_password: 'an even longer password' },
+    })
     expect(wrong.status).toBe(400)
     expect(wrong.body).toEqual({ detail: 'Current password is incorrect' })
     const short = await t.request('POST', '/api/auth/password', { token: adminToken, body: { current_password: ADMIN.password, new_password: 'short' } })
@@ -295,7 +304,9 @@ describe('POST /api/auth/password', () => {
   })
 
   test('the organisation account has no password to change (400); anonymous callers get 401', async () => {
-    expect((await t.request('POST', '/api/auth/password', { token: orgToken, body: { current_password: 'x', new_password: 'an even longer password' } })).status).toBe(400)
+    expect(
+      (await t.request('POST', '/api/auth/password', { token: orgToken, body: { current_password: 'x', new_password: 'an even longer password' } })).status,
+    ).toBe(400)
     expect((await t.request('POST', '/api/auth/password', { body: { current_password: 'x', new_password: 'y' } })).status).toBe(401)
   })
 })

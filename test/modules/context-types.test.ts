@@ -13,15 +13,27 @@ beforeEach(async () => {
 afterEach(() => t.close())
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
-const invoice = { name: 'Invoice', summary: 'A supplier invoice', description: 'PDF or e-mail with totals', when_to_use: 'When the user asks about payments', how_to_generate: 'Extract supplier, total, due date' }
+const invoice = {
+  name: 'Invoice',
+  summary: 'A supplier invoice',
+  description: 'PDF or e-mail with totals',
+  when_to_use: 'When the user asks about payments',
+  how_to_generate: 'Extract supplier, total, due date',
+}
 
 const create = (body: unknown, token = adminToken) => t.request('POST', '/api/context-type', { token, body })
 
 describe('POST /api/context-type', () => {
-  test('creates (201) with every field, created_by the caller\'s e-mail and ISO timestamps', async () => {
+  test("creates (201) with every field, created_by the caller's e-mail and ISO timestamps", async () => {
     const res = await create(invoice)
     expect(res.status).toBe(201)
-    expect(res.body).toEqual({ id: expect.any(String), ...invoice, created_by: ADMIN.email, created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:00.000Z' })
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      ...invoice,
+      created_by: ADMIN.email,
+      created_at: '2026-11-21T10:00:00.000Z',
+      updated_at: '2026-11-21T10:00:00.000Z',
+    })
     expect(res.body.created_at).toMatch(ISO)
     expect((await t.request('GET', `/api/context-type/${res.body.id}`, { token: adminToken })).body).toEqual(res.body)
   })
@@ -82,7 +94,17 @@ describe('GET /api/context-type', () => {
     const res = await t.request('GET', '/api/context-type', { token: member.token })
     expect(res.status).toBe(200)
     expect(res.body.map((c: any) => c.name)).toEqual(['contract', 'Invoice', 'ticket'])
-    expect(res.body[1]).toEqual({ id: expect.any(String), name: 'Invoice', summary: '', description: '', when_to_use: '', how_to_generate: '', created_by: 'm@example.com', created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO) })
+    expect(res.body[1]).toEqual({
+      id: expect.any(String),
+      name: 'Invoice',
+      summary: '',
+      description: '',
+      when_to_use: '',
+      how_to_generate: '',
+      created_by: 'm@example.com',
+      created_at: expect.stringMatching(ISO),
+      updated_at: expect.stringMatching(ISO),
+    })
   })
 
   test('is an empty array when there are none; 401 without a token', async () => {
@@ -98,7 +120,10 @@ describe('GET /api/context-type', () => {
 describe('GET, PUT, DELETE /api/context-type/{id}', () => {
   test('an unknown id is 404 Context type not found on get, replace and delete', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
-      const res = await t.request(method, '/api/context-type/01900000-0000-7000-8000-000000000000', { token: adminToken, body: method === 'PUT' ? { name: 'x' } : undefined })
+      const res = await t.request(method, '/api/context-type/01900000-0000-7000-8000-000000000000', {
+        token: adminToken,
+        body: method === 'PUT' ? { name: 'x' } : undefined,
+      })
       expect(res.status).toBe(404)
       expect(res.body).toEqual({ detail: 'Context type not found' })
     }
@@ -109,11 +134,19 @@ describe('GET, PUT, DELETE /api/context-type/{id}', () => {
     t.clock.advance(60_000)
     const res = await t.request('PUT', `/api/context-type/${created.id}`, { token: adminToken, body: { name: 'Bill', summary: 'Renamed' } })
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ ...created, name: 'Bill', summary: 'Renamed', description: '', when_to_use: '', how_to_generate: '', updated_at: '2026-11-21T10:01:00.000Z' })
+    expect(res.body).toEqual({
+      ...created,
+      name: 'Bill',
+      summary: 'Renamed',
+      description: '',
+      when_to_use: '',
+      how_to_generate: '',
+      updated_at: '2026-11-21T10:01:00.000Z',
+    })
     expect((await t.request('GET', `/api/context-type/${created.id}`, { token: adminToken })).body).toEqual(res.body)
   })
 
-  test('PUT may keep its own name in another case, but not take another type\'s name (409)', async () => {
+  test("PUT may keep its own name in another case, but not take another type's name (409)", async () => {
     const { body: a } = await create({ name: 'Invoice' })
     await create({ name: 'Ticket' })
     expect((await t.request('PUT', `/api/context-type/${a.id}`, { token: adminToken, body: { name: 'INVOICE' } })).body.name).toBe('INVOICE')
@@ -154,6 +187,7 @@ describe('GET, PUT, DELETE /api/context-type/{id}', () => {
 
   test('no token is 401 on every route', async () => {
     const { body: a } = await create({ name: 'Invoice' })
-    for (const method of ['GET', 'PUT', 'DELETE']) expect((await t.request(method, `/api/context-type/${a.id}`, { body: method === 'PUT' ? { name: 'x' } : undefined })).status).toBe(401)
+    for (const method of ['GET', 'PUT', 'DELETE'])
+      expect((await t.request(method, `/api/context-type/${a.id}`, { body: method === 'PUT' ? { name: 'x' } : undefined })).status).toBe(401)
   })
 })

@@ -29,7 +29,10 @@ describe('evaluation', () => {
     expect(health.body.license).toEqual({ status: 'valid', mode: 'production', expires_at: summary.body.expires_at, evaluation: true })
     // 5 seats: the admin and four more.
     for (let i = 0; i < 4; i++) await t.createUser(admin, { email: `u${i}@example.com` })
-    const sixth = await t.request('POST', '/api/users', { token: admin, body: { email: 'u5@example.com', name: 'u5', password: 'a long enough password', role: 'member' } })
+    const sixth = await t.request('POST', '/api/users', {
+      token: admin,
+      body: { email: 'u5@example.com', name: 'u5', password: 'a long enough password', role: 'member' },
+    })
     expect(sixth.status).toBe(402)
     expect(sixth.body).toEqual({ detail: 'Seat limit reached' })
   })
@@ -45,7 +48,10 @@ describe('evaluation', () => {
     const admin = await t.login(ADMIN.email, ADMIN.password)
     const blocked = await t.request('POST', '/api/auth/tokens', { token: admin, body: { name: 'ci' } })
     expect(blocked.status).toBe(402)
-    const applied = await t.request('POST', '/api/org/apply_license', { token: admin, body: { license_token: issueTestLicense({ nowMs: t.clock.now(), org: 'Acme', customer: 'acme', seats: 20 }) } })
+    const applied = await t.request('POST', '/api/org/apply_license', {
+      token: admin,
+      body: { license_token: issueTestLicense({ nowMs: t.clock.now(), org: 'Acme', customer: 'acme', seats: 20 }) },
+    })
     expect(applied.status).toBe(200)
     expect((await t.request('POST', '/api/auth/tokens', { token: admin, body: { name: 'ci' } })).status).toBe(201)
   })
@@ -55,12 +61,18 @@ describe('evaluation', () => {
     const orgToken = (await setupWith('evaluation')).body.tenant_org_token
     const admin = await t.login(ADMIN.email, ADMIN.password)
     expect((await t.request('GET', '/api/auth/me', { token: orgToken })).body.name).toBe('Evaluation')
-    const applied = await t.request('POST', '/api/org/apply_license', { token: admin, body: { license_token: issueTestLicense({ nowMs: t.clock.now(), org: 'Globex', customer: 'globex', seats: 50 }) } })
+    const applied = await t.request('POST', '/api/org/apply_license', {
+      token: admin,
+      body: { license_token: issueTestLicense({ nowMs: t.clock.now(), org: 'Globex', customer: 'globex', seats: 50 }) },
+    })
     expect(applied.status).toBe(200)
     expect(applied.body.license).toMatchObject({ org: 'Globex', seats: 50, evaluation: false, status: 'valid' })
     expect((await t.request('GET', '/api/health')).body.license.evaluation).toBe(false)
     expect((await t.request('GET', '/api/auth/me', { token: orgToken })).body.name).toBe('Globex')
-    const other = await t.request('POST', '/api/org/apply_license', { token: admin, body: { license_token: issueTestLicense({ nowMs: t.clock.now(), customer: 'initech' }) } })
+    const other = await t.request('POST', '/api/org/apply_license', {
+      token: admin,
+      body: { license_token: issueTestLicense({ nowMs: t.clock.now(), customer: 'initech' }) },
+    })
     expect(other.status).toBe(422)
     expect(other.body.detail[0]).toMatchObject({ loc: ['body', 'license_token'], type: 'license_invalid', msg: 'License is for a different customer' })
     // The change survives a restart.
@@ -74,7 +86,11 @@ describe('evaluation', () => {
     const { adminToken } = await t.provision()
     const res = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: 'evaluation' } })
     expect(res.status).toBe(422)
-    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'license_token'], type: 'license_invalid', msg: 'An evaluation can only be started at setup: apply a signed licence' })
+    expect(res.body.detail[0]).toMatchObject({
+      loc: ['body', 'license_token'],
+      type: 'license_invalid',
+      msg: 'An evaluation can only be started at setup: apply a signed licence',
+    })
     expect((await t.request('GET', '/api/org/license', { token: adminToken })).body.evaluation).toBe(false)
   })
 

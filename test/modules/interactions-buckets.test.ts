@@ -16,7 +16,7 @@ describe('isoWeekKey', () => {
     expect(isoWeekKey(at('2027-01-11T00:00:00Z'))).toBe('2027-W02')
   })
 
-  test('other boundaries: late-December days in next year\'s W01, early-January days in last year\'s W52/W53', () => {
+  test("other boundaries: late-December days in next year's W01, early-January days in last year's W52/W53", () => {
     expect(isoWeekKey(at('2025-12-29T00:00:00Z'))).toBe('2026-W01') // a Monday of December opens 2026-W01
     expect(isoWeekKey(at('2024-12-30T00:00:00Z'))).toBe('2025-W01')
     expect(isoWeekKey(at('2021-01-03T00:00:00Z'))).toBe('2020-W53')
@@ -24,7 +24,7 @@ describe('isoWeekKey', () => {
     expect(isoWeekKey(at('2026-11-21T10:00:00Z'))).toBe('2026-W47')
   })
 
-  test('agrees with SQLite strftime(\'%G-W%V\') on every day from 1995 to 2045 and at the ends of the calendar', () => {
+  test("agrees with SQLite strftime('%G-W%V') on every day from 1995 to 2045 and at the ends of the calendar", () => {
     const sqlite = new Database(':memory:')
     const rows = sqlite
       .query(
@@ -33,7 +33,9 @@ describe('isoWeekKey', () => {
       )
       .all() as { day: string; week: string; month: string }[]
     expect(rows.length).toBeGreaterThan(18_000)
-    const mismatches = rows.filter((r) => isoWeekKey(at(`${r.day}T00:00:00Z`)) !== r.week || monthKey(at(`${r.day}T00:00:00Z`)) !== r.month || dayKey(at(`${r.day}T12:00:00Z`)) !== r.day)
+    const mismatches = rows.filter(
+      (r) => isoWeekKey(at(`${r.day}T00:00:00Z`)) !== r.week || monthKey(at(`${r.day}T00:00:00Z`)) !== r.month || dayKey(at(`${r.day}T12:00:00Z`)) !== r.day,
+    )
     expect(mismatches).toEqual([])
     for (const day of ['0001-01-01', '0001-01-07', '9999-12-31', '2000-02-29']) {
       const ms = parseInstant(day)!
@@ -57,7 +59,26 @@ describe('parseInstant', () => {
   })
 
   test('refuses anything without a zone, impossible calendar values, other formats and years outside 0001–9999', () => {
-    for (const value of ['2026-11-21T10:00:00', '2026-11-21 10:00', '2026/11/21', 'Sat Nov 21 2026 10:00:00 GMT+0000', 'yesterday', '', '2026-02-29', '2026-13-01', '2026-11-31', '2026-11-21T24:00:00Z', '2026-11-21T10:60:00Z', '2026-11-21T10:00:60Z', '2026-11-21T10:00:00+24:00', '0000-12-31', '9999-12-31T23:00:00-05:00', '12026-01-01', ' 2026-11-21', '2026-11-21T10:00:00Zjunk']) {
+    for (const value of [
+      '2026-11-21T10:00:00',
+      '2026-11-21 10:00',
+      '2026/11/21',
+      'Sat Nov 21 2026 10:00:00 GMT+0000',
+      'yesterday',
+      '',
+      '2026-02-29',
+      '2026-13-01',
+      '2026-11-31',
+      '2026-11-21T24:00:00Z',
+      '2026-11-21T10:60:00Z',
+      '2026-11-21T10:00:60Z',
+      '2026-11-21T10:00:00+24:00',
+      '0000-12-31',
+      '9999-12-31T23:00:00-05:00',
+      '12026-01-01',
+      ' 2026-11-21',
+      '2026-11-21T10:00:00Zjunk',
+    ]) {
       expect({ value, ms: parseInstant(value) }).toEqual({ value, ms: null })
     }
   })
@@ -79,9 +100,9 @@ describe('bucketKeys and bucketCount', () => {
     expect(bucketKeys('monthly', at('2026-11-30T00:00:00Z'), at('2027-02-01T00:00:00Z'))).toEqual(['2026-11', '2026-12', '2027-01', '2027-02'])
   })
 
-  test('the count computed without listing equals the list\'s length, for many ranges', () => {
+  test("the count computed without listing equals the list's length, for many ranges", () => {
     let seed = 7
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31)
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
     for (let i = 0; i < 300; i++) {
       const start = at('2020-01-01T00:00:00Z') + Math.floor(random() * 3000 * 86_400_000)
       const end = start + Math.floor(random() * 900 * 86_400_000)
@@ -93,7 +114,33 @@ describe('bucketKeys and bucketCount', () => {
     const end = at('2027-01-05T10:00:00Z')
     expect(bucketKeys('daily', defaultStart('daily', end, 30), end)).toHaveLength(30)
     expect(dayKey(defaultStart('daily', end, 30))).toBe('2026-12-07')
-    expect(bucketKeys('weekly', defaultStart('weekly', end, 12), end)).toEqual(['2026-W43', '2026-W44', '2026-W45', '2026-W46', '2026-W47', '2026-W48', '2026-W49', '2026-W50', '2026-W51', '2026-W52', '2026-W53', '2027-W01'])
-    expect(bucketKeys('monthly', defaultStart('monthly', end, 12), end)).toEqual(['2026-02', '2026-03', '2026-04', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-10', '2026-11', '2026-12', '2027-01'])
+    expect(bucketKeys('weekly', defaultStart('weekly', end, 12), end)).toEqual([
+      '2026-W43',
+      '2026-W44',
+      '2026-W45',
+      '2026-W46',
+      '2026-W47',
+      '2026-W48',
+      '2026-W49',
+      '2026-W50',
+      '2026-W51',
+      '2026-W52',
+      '2026-W53',
+      '2027-W01',
+    ])
+    expect(bucketKeys('monthly', defaultStart('monthly', end, 12), end)).toEqual([
+      '2026-02',
+      '2026-03',
+      '2026-04',
+      '2026-05',
+      '2026-06',
+      '2026-07',
+      '2026-08',
+      '2026-09',
+      '2026-10',
+      '2026-11',
+      '2026-12',
+      '2027-01',
+    ])
   })
 })

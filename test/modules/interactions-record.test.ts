@@ -53,7 +53,15 @@ describe('recording', () => {
   test('only tool_name and mcp_server_name are required; the rest is stored as null', async () => {
     const res = await record({ tool_name: 't', mcp_server_name: 's' })
     expect(res.status).toBe(200)
-    expect(row(res.body.id)).toMatchObject({ is_error: 0, duration_seconds: null, conversation_id: null, client_source: null, user_input: null, arguments: null, result: null })
+    expect(row(res.body.id)).toMatchObject({
+      is_error: 0,
+      duration_seconds: null,
+      conversation_id: null,
+      client_source: null,
+      user_input: null,
+      arguments: null,
+      result: null,
+    })
   })
 
   test('is_error is true exactly when result is an object whose isError is true', async () => {
@@ -115,27 +123,61 @@ describe('group commit', () => {
   test('a row that cannot be stored fails alone: the others of its batch are committed', async () => {
     const store = new InteractionsService(t.server.database.db, t.clock)
     const valid = { kind: 'mcp_tool' as const, apiTitle: 'batch', action: 'ok', isError: false }
-    const outcomes = await Promise.allSettled([store.record(member.id, valid), store.record('no-such-user', { ...valid, action: 'orphan' }), store.record(member.id, valid)])
+    const outcomes = await Promise.allSettled([
+      store.record(member.id, valid),
+      store.record('no-such-user', { ...valid, action: 'orphan' }),
+      store.record(member.id, valid),
+    ])
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
     expect(String((outcomes[1] as PromiseRejectedResult).reason)).toContain('FOREIGN KEY')
-    for (const outcome of [outcomes[0], outcomes[2]] as PromiseFulfilledResult<{ id: string }>[]) expect(row(outcome.value.id)).toMatchObject({ api_title: 'batch', user_id: member.id })
+    for (const outcome of [outcomes[0], outcomes[2]] as PromiseFulfilledResult<{ id: string }>[])
+      expect(row(outcome.value.id)).toMatchObject({ api_title: 'batch', user_id: member.id })
     expect(t.server.database.reader.query("SELECT count(*) AS n FROM interactions WHERE action = 'orphan'").get()).toEqual({ n: 0 })
   })
 })
 
 describe('refusals', () => {
   const invalid: [string, unknown, [string, string][]][] = [
-    ['no tool_name nor mcp_server_name', { result: [] }, [['mcp_server_name', 'missing'], ['tool_name', 'missing']]],
+    [
+      'no tool_name nor mcp_server_name',
+      { result: [] },
+      [
+        ['mcp_server_name', 'missing'],
+        ['tool_name', 'missing'],
+      ],
+    ],
     ['no tool_name', { mcp_server_name: 's' }, [['tool_name', 'missing']]],
     ['no mcp_server_name', { tool_name: 't' }, [['mcp_server_name', 'missing']]],
-    ['empty names', { tool_name: '', mcp_server_name: '' }, [['mcp_server_name', 'string_too_short'], ['tool_name', 'string_too_short']]],
-    ['names not strings', { tool_name: 1, mcp_server_name: ['s'] }, [['mcp_server_name', 'string_type'], ['tool_name', 'string_type']]],
+    [
+      'empty names',
+      { tool_name: '', mcp_server_name: '' },
+      [
+        ['mcp_server_name', 'string_too_short'],
+        ['tool_name', 'string_too_short'],
+      ],
+    ],
+    [
+      'names not strings',
+      { tool_name: 1, mcp_server_name: ['s'] },
+      [
+        ['mcp_server_name', 'string_type'],
+        ['tool_name', 'string_type'],
+      ],
+    ],
     ['a negative duration_seconds', { tool_name: 't', mcp_server_name: 's', duration_seconds: -0.001 }, [['duration_seconds', 'greater_than_equal']]],
     ['a non-numeric duration_seconds', { tool_name: 't', mcp_server_name: 's', duration_seconds: '5' }, [['duration_seconds', 'float_type']]],
     ['a null duration_seconds', { tool_name: 't', mcp_server_name: 's', duration_seconds: null }, [['duration_seconds', 'float_type']]],
     ['arguments as a string', { tool_name: 't', mcp_server_name: 's', arguments: 'q=1' }, [['arguments', 'model_type']]],
     ['arguments as an array', { tool_name: 't', mcp_server_name: 's', arguments: [1, 2] }, [['arguments', 'model_type']]],
-    ['user_input, conversation_id, client_source not strings', { tool_name: 't', mcp_server_name: 's', user_input: 1, conversation_id: {}, client_source: false }, [['client_source', 'string_type'], ['conversation_id', 'string_type'], ['user_input', 'string_type']]],
+    [
+      'user_input, conversation_id, client_source not strings',
+      { tool_name: 't', mcp_server_name: 's', user_input: 1, conversation_id: {}, client_source: false },
+      [
+        ['client_source', 'string_type'],
+        ['conversation_id', 'string_type'],
+        ['user_input', 'string_type'],
+      ],
+    ],
   ]
   for (const [name, body, expected] of invalid) {
     test(`${name}: 422 naming each field`, async () => {

@@ -19,7 +19,9 @@ async function seed(days: number, perDay: number): Promise<{ adminToken: string 
   t = await startTestServer({ now: NOW, env: { AGENTBOX_INTERACTION_RETENTION_DAYS: '30' } })
   const { adminToken, orgToken } = await t.provision()
   const member = await t.createUser(adminToken, { email: 'm@example.com' })
-  const ids = await Promise.all([adminToken, orgToken, member.token].map(async (token) => (await t.request('GET', '/api/auth/me', { token })).body.id as string))
+  const ids = await Promise.all(
+    [adminToken, orgToken, member.token].map(async (token) => (await t.request('GET', '/api/auth/me', { token })).body.id as string),
+  )
   const clock = new ManualClock(0)
   const store = new InteractionsService(t.server.database.db, clock)
   const start = Date.parse(NOW) - days * DAY
@@ -33,12 +35,17 @@ async function seed(days: number, perDay: number): Promise<{ adminToken: string 
 }
 
 const count = (where = '1') => (t.server.database.reader.query(`SELECT count(*) AS n FROM interactions WHERE ${where}`).get() as { n: number }).n
-const rollupSum = (where = '1') => (t.server.database.reader.query(`SELECT coalesce(sum(n), 0) AS n FROM interaction_daily_usage WHERE ${where}`).get() as { n: number }).n
+const rollupSum = (where = '1') =>
+  (t.server.database.reader.query(`SELECT coalesce(sum(n), 0) AS n FROM interaction_daily_usage WHERE ${where}`).get() as { n: number }).n
 
 /** The admin's summary (from the rollup) against a GROUP BY over the raw rows, over the whole seeded range. */
 async function expectSummaryExact(token: string): Promise<void> {
   const res = await t.request('POST', '/api/interaction/summary', { token, body: { time_frame: 'monthly', start_date: '2026-12-01', end_date: '2027-03-31' } })
-  const raw = t.server.database.reader.query('SELECT substr(created_at, 1, 7) AS m, api_title, count(*) AS n FROM interactions GROUP BY 1, 2').all() as { m: string; api_title: string; n: number }[]
+  const raw = t.server.database.reader.query('SELECT substr(created_at, 1, 7) AS m, api_title, count(*) AS n FROM interactions GROUP BY 1, 2').all() as {
+    m: string
+    api_title: string
+    n: number
+  }[]
   const expected: Record<string, Record<string, number>> = { '2026-12': {}, '2027-01': {}, '2027-02': {}, '2027-03': {} }
   for (const row of raw) expected[row.m]![row.api_title] = row.n
   expect(res.body).toEqual(expected)
@@ -94,8 +101,20 @@ describe('the retention job', () => {
   test('is registered hourly and prunes with AGENTBOX_INTERACTION_RETENTION_DAYS', async () => {
     await seed(40, 6)
     const jobs: { name: string; ms: number; run: () => Promise<void> | void }[] = []
-    const guard = authGuard({ authenticate: () => { throw notAuthenticated() }, licenseLapsed: () => false })
-    createInteractionsModule({ config: t.server.config, clock: t.clock, logger: t.log, database: t.server.database, guard, jobs: { every: (name, ms, run) => void jobs.push({ name, ms, run }) } })
+    const guard = authGuard({
+      authenticate: () => {
+        throw notAuthenticated()
+      },
+      licenseLapsed: () => false,
+    })
+    createInteractionsModule({
+      config: t.server.config,
+      clock: t.clock,
+      logger: t.log,
+      database: t.server.database,
+      guard,
+      jobs: { every: (name, ms, run) => void jobs.push({ name, ms, run }) },
+    })
     expect(jobs.map((j) => [j.name, j.ms])).toEqual([['interaction-retention', RETENTION_CHECK_MS]])
     expect(RETENTION_CHECK_MS).toBe(60 * 60 * 1000)
     expect(t.server.config.interactionRetentionDays).toBe(30)

@@ -79,12 +79,25 @@ describe('completeness and granularity', () => {
       '2027-01-04': { GitHub: 1 },
       '2027-01-05': {},
     })
-    expect((await summary({ summary_type: 'total', time_frame: 'daily', ...range })).body).toEqual({ '2026-12-30': 0, '2026-12-31': 1, '2027-01-01': 0, '2027-01-02': 0, '2027-01-03': 1, '2027-01-04': 1, '2027-01-05': 0 })
+    expect((await summary({ summary_type: 'total', time_frame: 'daily', ...range })).body).toEqual({
+      '2026-12-30': 0,
+      '2026-12-31': 1,
+      '2027-01-01': 0,
+      '2027-01-02': 0,
+      '2027-01-03': 1,
+      '2027-01-04': 1,
+      '2027-01-05': 0,
+    })
   })
 
   test('monthly, across the year, with an empty month first', async () => {
     const range = { time_frame: 'monthly', start_date: '2026-11-15T00:00:00Z', end_date: '2027-02-01T00:00:00Z' }
-    expect((await summary(range)).body).toEqual({ '2026-11': {}, '2026-12': { GitHub: 1, Jira: 2 }, '2027-01': { GitHub: 2, Jira: 2, Slack: 1 }, '2027-02': { Slack: 1 } })
+    expect((await summary(range)).body).toEqual({
+      '2026-11': {},
+      '2026-12': { GitHub: 1, Jira: 2 },
+      '2027-01': { GitHub: 2, Jira: 2, Slack: 1 },
+      '2027-02': { Slack: 1 },
+    })
     expect((await summary({ ...range, summary_type: 'total' })).body).toEqual({ '2026-11': 0, '2026-12': 3, '2027-01': 5, '2027-02': 1 })
   })
 
@@ -95,7 +108,10 @@ describe('completeness and granularity', () => {
 
   test('dates with an offset are read in UTC; a plain date is that UTC day', async () => {
     // 2027-01-04T01:00+02:00 is 2027-01-03T23:00Z: the day is 2027-01-03.
-    expect((await summary({ start_date: '2027-01-04T01:00:00+02:00', end_date: '2027-01-04' })).body).toEqual({ '2027-01-03': { Jira: 1 }, '2027-01-04': { GitHub: 1 } })
+    expect((await summary({ start_date: '2027-01-04T01:00:00+02:00', end_date: '2027-01-04' })).body).toEqual({
+      '2027-01-03': { Jira: 1 },
+      '2027-01-04': { GitHub: 1 },
+    })
   })
 
   test('the defaults: api_usage, daily, the 30 days ending today', async () => {
@@ -125,7 +141,7 @@ describe('completeness and granularity', () => {
 describe('scope and filters', () => {
   const ALL = { time_frame: 'monthly', summary_type: 'total', start_date: '2026-12-01', end_date: '2027-02-28' }
 
-  test('an admin gets the organisation\'s total, the sum of every user\'s own', async () => {
+  test("an admin gets the organisation's total, the sum of every user's own", async () => {
     const org = (await summary(ALL)).body
     // Members get their own; the admin's own needs user_id, since an admin's summary is the organisation's.
     const parts = [(await summary({ ...ALL, user_id: admin.id })).body, (await summary(ALL, alice)).body, (await summary(ALL, bob)).body]
@@ -140,7 +156,7 @@ describe('scope and filters', () => {
     expect(unknown.body).toEqual({ detail: 'User not found' })
   })
 
-  test('a member may pass their own user_id; another user\'s is 403', async () => {
+  test("a member may pass their own user_id; another user's is 403", async () => {
     expect((await summary({ ...ALL, user_id: alice.id }, alice)).body).toEqual({ '2026-12': 2, '2027-01': 3, '2027-02': 0 })
     const other = await summary({ ...ALL, user_id: bob.id }, alice)
     expect(other.status).toBe(403)
@@ -173,17 +189,46 @@ describe('refusals', () => {
     ['start_date after end_date', { start_date: '2027-01-02T00:00:00Z', end_date: '2027-01-01T00:00:00Z' }, [['start_date', 'value_error']]],
     ['start_date after end_date within one day', { start_date: '2027-01-01T10:00:00Z', end_date: '2027-01-01T09:59:59Z' }, [['start_date', 'value_error']]],
     ['start_date in the future with no end_date', { start_date: '2099-01-01T00:00:00Z' }, [['start_date', 'value_error']]],
-    ['words for dates', { start_date: 'yesterday', end_date: 'today' }, [['end_date', 'value_error'], ['start_date', 'value_error']]],
+    [
+      'words for dates',
+      { start_date: 'yesterday', end_date: 'today' },
+      [
+        ['end_date', 'value_error'],
+        ['start_date', 'value_error'],
+      ],
+    ],
     ['a date-time without a zone', { start_date: '2027-01-01T10:00:00' }, [['start_date', 'value_error']]],
-    ['slashes, or a space and no zone', { start_date: '2027/01/01', end_date: '2027-01-02 10:00' }, [['end_date', 'value_error'], ['start_date', 'value_error']]],
+    [
+      'slashes, or a space and no zone',
+      { start_date: '2027/01/01', end_date: '2027-01-02 10:00' },
+      [
+        ['end_date', 'value_error'],
+        ['start_date', 'value_error'],
+      ],
+    ],
     ['an impossible day', { start_date: '2027-02-30' }, [['start_date', 'value_error']]],
-    ['dates that are not strings', { start_date: 20270101, end_date: true }, [['end_date', 'string_type'], ['start_date', 'string_type']]],
+    [
+      'dates that are not strings',
+      { start_date: 20270101, end_date: true },
+      [
+        ['end_date', 'string_type'],
+        ['start_date', 'string_type'],
+      ],
+    ],
     ['api_title as a string', { api_title: 'Jira' }, [['api_title', 'list_type']]],
     ['api_title with a number', { api_title: ['Jira', 7] }, [['api_title.1', 'string_type']]],
     ['api_title as an object', { api_title: { 0: 'Jira' } }, [['api_title', 'list_type']]],
     ['user_id not a string', { user_id: 5 }, [['user_id', 'string_type']]],
     ['more than 1000 daily buckets', { start_date: '2024-01-01', end_date: '2026-12-31' }, [['end_date', 'value_error']]],
-    ['several problems at once', { time_frame: 'hourly', summary_type: 'x', api_title: 'x' }, [['api_title', 'list_type'], ['summary_type', 'literal_error'], ['time_frame', 'literal_error']]],
+    [
+      'several problems at once',
+      { time_frame: 'hourly', summary_type: 'x', api_title: 'x' },
+      [
+        ['api_title', 'list_type'],
+        ['summary_type', 'literal_error'],
+        ['time_frame', 'literal_error'],
+      ],
+    ],
   ]
   for (const [name, body, expected] of cases) {
     test(`${name}: 422`, async () => {
@@ -233,18 +278,29 @@ describe('exactness of the organisation rollup', () => {
     const clock = new ManualClock('2027-03-01T00:00:00Z')
     const store = new InteractionsService(t.server.database.db, clock)
     let seed = 42
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31)
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
     const users = [admin.id, alice.id, bob.id]
     for (let i = 0; i < 3000; i++) {
       clock.set(Date.parse('2027-03-01T00:00:00Z') + Math.floor(random() * 120 * 86_400_000))
-      await store.record(users[Math.floor(random() * 3)]!, { kind: i % 2 ? 'api_action' : 'mcp_tool', apiTitle: `title-${Math.floor(random() * 7)}`, action: 'a', isError: false })
+      await store.record(users[Math.floor(random() * 3)]!, {
+        kind: i % 2 ? 'api_action' : 'mcp_tool',
+        apiTitle: `title-${Math.floor(random() * 7)}`,
+        action: 'a',
+        isError: false,
+      })
     }
     const range = { start_date: '2027-03-01', end_date: '2027-06-28' }
     const naive = (bucket: string) =>
       t.server.database.reader
-        .query(`SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions NOT INDEXED WHERE created_at >= '2027-03-01' AND created_at < '2027-06-29' GROUP BY 1, 2`)
+        .query(
+          `SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions NOT INDEXED WHERE created_at >= '2027-03-01' AND created_at < '2027-06-29' GROUP BY 1, 2`,
+        )
         .all() as { b: string; api_title: string; n: number }[]
-    for (const [frame, bucket] of [['daily', 'substr(created_at, 1, 10)'], ['weekly', "strftime('%G-W%V', created_at)"], ['monthly', 'substr(created_at, 1, 7)']] as const) {
+    for (const [frame, bucket] of [
+      ['daily', 'substr(created_at, 1, 10)'],
+      ['weekly', "strftime('%G-W%V', created_at)"],
+      ['monthly', 'substr(created_at, 1, 7)'],
+    ] as const) {
       const res = await summary({ time_frame: frame, ...range })
       const expected: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(res.body).map((k) => [k, {}]))
       for (const row of naive(bucket)) expected[row.b]![row.api_title] = row.n
@@ -257,7 +313,11 @@ describe('dates far ahead (issue 14, item 23)', () => {
   test('plain dates and date-times from the year 2100 on are accepted; nonsense still gets the date error', async () => {
     const t = await startTestServer()
     const { adminToken } = await t.provision()
-    for (const [start_date, end_date] of [['2100-01-01', '2100-01-02'], ['2099-12-31', '2100-01-01T10:00:00Z'], ['9999-12-30', '9999-12-31']] as const) {
+    for (const [start_date, end_date] of [
+      ['2100-01-01', '2100-01-02'],
+      ['2099-12-31', '2100-01-01T10:00:00Z'],
+      ['9999-12-30', '9999-12-31'],
+    ] as const) {
       const res = await t.request('POST', '/api/interaction/summary', { token: adminToken, body: { start_date, end_date } })
       expect(res.status).toBe(200)
       expect(Object.keys(res.body)).toContain(end_date.slice(0, 10))

@@ -30,9 +30,21 @@ describe('per-user rollup', () => {
     const { '0006_interaction_user_rollup': _, ...before } = MIGRATIONS
     await migrateToLatest(handle, join(dir, 'backups'), 0, before)
     const now = '2026-01-01T00:00:00.000Z'
-    for (const id of ['u1', 'u2']) handle.writer.query(`INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, 'n', 'member', NULL, 1, 0, ?, ?)`).run(id, `${id}@example.com`, now, now)
+    for (const id of ['u1', 'u2'])
+      handle.writer
+        .query(
+          `INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, 'n', 'member', NULL, 1, 0, ?, ?)`,
+        )
+        .run(id, `${id}@example.com`, now, now)
     const insert = handle.writer.query(`INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, created_at) VALUES (?, ?, ?, ?, 'a', 0, ?)`)
-    for (let i = 0; i < 300; i++) insert.run(`i${i}`, i % 3 ? 'u1' : 'u2', i % 4 ? 'mcp_tool' : 'api_action', `title-${i % 7}`, new Date(Date.parse(now) + (i % 11) * DAY + i * 1000).toISOString())
+    for (let i = 0; i < 300; i++)
+      insert.run(
+        `i${i}`,
+        i % 3 ? 'u1' : 'u2',
+        i % 4 ? 'mcp_tool' : 'api_action',
+        `title-${i % 7}`,
+        new Date(Date.parse(now) + (i % 11) * DAY + i * 1000).toISOString(),
+      )
     await migrateToLatest(handle, join(dir, 'backups'), 0)
     const rollup = handle.reader.query(rollupQuery).all()
     expect(rollup.length).toBeGreaterThan(20)
@@ -47,7 +59,14 @@ describe('per-user rollup', () => {
     for (let i = 0; i < 60; i++) {
       t.clock.set(Date.parse('2026-03-01T00:00:00Z') + (i % 9) * DAY + i * 60_000)
       const token = i % 4 ? member.token : adminToken
-      expect((await t.request('POST', '/api/interaction/record-mcp-tool', { token, body: { tool_name: 'x', mcp_server_name: `srv-${i % 5}`, duration_seconds: 1, result: {} } })).status).toBe(200)
+      expect(
+        (
+          await t.request('POST', '/api/interaction/record-mcp-tool', {
+            token,
+            body: { tool_name: 'x', mcp_server_name: `srv-${i % 5}`, duration_seconds: 1, result: {} },
+          })
+        ).status,
+      ).toBe(200)
     }
     t.clock.set(Date.parse('2026-03-10T12:00:00Z'))
     // Records are acknowledged once committed. Delete one day as retention would: the delete trigger keeps the rollup exact.
@@ -55,14 +74,19 @@ describe('per-user rollup', () => {
     expect(t.server.database.reader.query(rollupQuery).all()).toEqual(t.server.database.reader.query(naiveQuery).all())
 
     const summary = await t.request('POST', '/api/interaction/summary', { token: member.token, body: { start_date: '2026-03-01', end_date: '2026-03-10' } })
-    const raw = t.server.database.reader.query(`SELECT substr(created_at, 1, 10) AS d, api_title, count(*) AS n FROM interactions WHERE user_id = ? GROUP BY 1, 2`).all(member.id) as { d: string; api_title: string; n: number }[]
+    const raw = t.server.database.reader
+      .query(`SELECT substr(created_at, 1, 10) AS d, api_title, count(*) AS n FROM interactions WHERE user_id = ? GROUP BY 1, 2`)
+      .all(member.id) as { d: string; api_title: string; n: number }[]
     const expected: Record<string, Record<string, number>> = {}
     for (let d = 1; d <= 10; d++) expected[`2026-03-${String(d).padStart(2, '0')}`] = {}
     for (const row of raw) expected[row.d]![row.api_title] = row.n
     expect(summary.body).toEqual(expected)
     expect(raw.length).toBeGreaterThan(10)
 
-    const plan = queryPlan(t.server.database.reader, "SELECT day, api_title, sum(n) FROM interaction_user_daily_usage WHERE user_id = 'x' AND day >= '2026-01-01' AND day <= '2026-12-31' GROUP BY day, api_title").join('\n')
+    const plan = queryPlan(
+      t.server.database.reader,
+      "SELECT day, api_title, sum(n) FROM interaction_user_daily_usage WHERE user_id = 'x' AND day >= '2026-01-01' AND day <= '2026-12-31' GROUP BY day, api_title",
+    ).join('\n')
     expect(plan).toMatch(/interaction_user_daily_usage/)
     expect(plan).not.toMatch(/\binteractions\b/)
   })

@@ -34,7 +34,10 @@ describe('POST /api/org/apply_license', () => {
   test('a valid licence for the same customer replaces the current one', async () => {
     t = await startTestServer()
     const { adminToken } = await t.provision({ seats: 2 })
-    const res = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: issueTestLicense({ nowMs: t.clock.now(), seats: 50, days: 400 }) } })
+    const res = await t.request('POST', '/api/org/apply_license', {
+      token: adminToken,
+      body: { license_token: issueTestLicense({ nowMs: t.clock.now(), seats: 50, days: 400 }) },
+    })
     expect(res.status).toBe(200)
     expect(res.body.message).toBe('License applied')
     expect(res.body.license).toMatchObject({ seats: 50, status: 'valid' })
@@ -47,7 +50,10 @@ describe('POST /api/org/apply_license', () => {
   test('a licence for another customer is refused and the current one stays', async () => {
     t = await startTestServer()
     const { adminToken } = await t.provision({ seats: 2 })
-    const res = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: issueTestLicense({ nowMs: t.clock.now(), customer: 'someone-else', seats: 99 }) } })
+    const res = await t.request('POST', '/api/org/apply_license', {
+      token: adminToken,
+      body: { license_token: issueTestLicense({ nowMs: t.clock.now(), customer: 'someone-else', seats: 99 }) },
+    })
     expect(res.status).toBe(422)
     expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'license_token'], type: 'license_invalid' })
     expect((await t.request('GET', '/api/org/license', { token: adminToken })).body.seats).toBe(2)
@@ -56,7 +62,10 @@ describe('POST /api/org/apply_license', () => {
   test('expired, garbage and missing licences are 422', async () => {
     t = await startTestServer()
     const { adminToken } = await t.provision()
-    const expired = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: issueTestLicense({ nowMs: t.clock.now(), days: -2, notBeforeDays: -40 }) } })
+    const expired = await t.request('POST', '/api/org/apply_license', {
+      token: adminToken,
+      body: { license_token: issueTestLicense({ nowMs: t.clock.now(), days: -2, notBeforeDays: -40 }) },
+    })
     expect(expired.body.detail[0].type).toBe('license_expired')
     const garbage = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: 'x.y.z' } })
     expect(garbage.body.detail[0].type).toBe('license_invalid')
@@ -69,7 +78,17 @@ describe('POST /api/org/apply_license', () => {
     t = await startTestServer()
     const { adminToken } = await t.provision({ seats: 2 })
     const now = Math.floor(t.clock.now() / 1000)
-    const base = { iss: 'agentbox-licensing' as const, lic: 'lic_far', sub: 'acme', org: 'Acme', seats: 5, features: [] as string[], iat: now - 60, nbf: now - 60, exp: now + 86_400 }
+    const base = {
+      iss: 'agentbox-licensing' as const,
+      lic: 'lic_far',
+      sub: 'acme',
+      org: 'Acme',
+      seats: 5,
+      features: [] as string[],
+      iat: now - 60,
+      nbf: now - 60,
+      exp: now + 86_400,
+    }
     for (const dates of [{ exp: 1e300 }, { exp: 253_402_300_800 }, { nbf: -1e300 }, { iat: -1 }]) {
       const token = signLicenseToken({ ...base, ...dates }, testPrivateKey(), TEST_KID)
       const res = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: token } })
@@ -96,11 +115,17 @@ describe('seats', () => {
     t = await startTestServer()
     const { adminToken } = await t.provision({ seats: 2 })
     const second = await t.createUser(adminToken, { email: 'two@example.com' })
-    const third = await t.request('POST', '/api/users', { token: adminToken, body: { email: 'three@example.com', name: 'Three', password: 'a long enough password', role: 'member' } })
+    const third = await t.request('POST', '/api/users', {
+      token: adminToken,
+      body: { email: 'three@example.com', name: 'Three', password: 'a long enough password', role: 'member' },
+    })
     expect(third.status).toBe(402)
     expect(third.body).toEqual({ detail: 'Seat limit reached' })
     expect((await t.request('DELETE', `/api/users/${second.id}`, { token: adminToken })).status).toBe(200)
-    const retry = await t.request('POST', '/api/users', { token: adminToken, body: { email: 'three@example.com', name: 'Three', password: 'a long enough password', role: 'member' } })
+    const retry = await t.request('POST', '/api/users', {
+      token: adminToken,
+      body: { email: 'three@example.com', name: 'Three', password: 'a long enough password', role: 'member' },
+    })
     expect(retry.status).toBe(201)
     const reactivate = await t.request('PATCH', `/api/users/${second.id}`, { token: adminToken, body: { active: true } })
     expect(reactivate.status).toBe(402)
@@ -146,7 +171,10 @@ describe('expiry and grace', () => {
     expect((await t.request('GET', '/api/health')).body.license.status).toBe('expired')
 
     // Applying a new licence lifts the block at once.
-    const applied = await t.request('POST', '/api/org/apply_license', { token: adminToken, body: { license_token: issueTestLicense({ nowMs: t.clock.now(), days: 365 }) } })
+    const applied = await t.request('POST', '/api/org/apply_license', {
+      token: adminToken,
+      body: { license_token: issueTestLicense({ nowMs: t.clock.now(), days: 365 }) },
+    })
     expect(applied.status).toBe(200)
     expect((await t.request('PATCH', `/api/users/${member.id}`, { token: adminToken, body: { name: 'Again' } })).status).toBe(200)
   })

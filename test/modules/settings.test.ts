@@ -23,7 +23,9 @@ const UPDATED = { message: 'Settings updated', updated: true }
 const SKIPPED = { message: 'Settings unchanged, update skipped', updated: false }
 
 const FULL = {
-  conversation_starters: [{ name: 'Open tickets', action: [{ api_name: 'jira.search', domain_url: 'https://jira.example.com', user_input: 'my open tickets' }] }],
+  conversation_starters: [
+    { name: 'Open tickets', action: [{ api_name: 'jira.search', domain_url: 'https://jira.example.com', user_input: 'my open tickets' }] },
+  ],
   dark_mode: 'dark',
   personal_context: { name: 'Ada', position: 'Engineer', traits: 'terse', additional_personalization: [{ topic: 'tone', value: 'formal' }] },
   enable_follow_up_suggestions: true,
@@ -49,7 +51,18 @@ describe('GET /api/user/settings', () => {
   })
 
   test('direction is rtl for he, ar, fa and ur (any case, with a region), ltr otherwise', async () => {
-    for (const [language, direction] of [['he', 'rtl'], ['ar', 'rtl'], ['fa', 'rtl'], ['ur', 'rtl'], ['HE-il', 'rtl'], ['ar-EG', 'rtl'], ['en', 'ltr'], ['ja', 'ltr'], ['hr', 'ltr'], ['pt-BR', 'ltr']]) {
+    for (const [language, direction] of [
+      ['he', 'rtl'],
+      ['ar', 'rtl'],
+      ['fa', 'rtl'],
+      ['ur', 'rtl'],
+      ['HE-il', 'rtl'],
+      ['ar-EG', 'rtl'],
+      ['en', 'ltr'],
+      ['ja', 'ltr'],
+      ['hr', 'ltr'],
+      ['pt-BR', 'ltr'],
+    ]) {
       await update({ language })
       expect((await getSettings()).body).toMatchObject({ language, direction })
     }
@@ -88,8 +101,18 @@ describe('POST /api/user/settings/update', () => {
 
   test('a changed value in a nested array is an update; the same values in another key order are skipped', async () => {
     await update(FULL)
-    expect((await update({ conversation_starters: [{ name: 'Open tickets', action: [{ api_name: 'jira.search', domain_url: 'https://jira.example.com', user_input: 'closed' }] }] })).body).toEqual(UPDATED)
-    const reordered = { personal_context: { additional_personalization: [{ value: 'formal', topic: 'tone' }], traits: 'terse', position: 'Engineer', name: 'Ada' } }
+    expect(
+      (
+        await update({
+          conversation_starters: [
+            { name: 'Open tickets', action: [{ api_name: 'jira.search', domain_url: 'https://jira.example.com', user_input: 'closed' }] },
+          ],
+        })
+      ).body,
+    ).toEqual(UPDATED)
+    const reordered = {
+      personal_context: { additional_personalization: [{ value: 'formal', topic: 'tone' }], traits: 'terse', position: 'Engineer', name: 'Ada' },
+    }
     expect((await update(reordered)).body).toEqual(SKIPPED)
   })
 
@@ -151,22 +174,57 @@ describe('POST /api/user/settings/update: wrong types in every field are 422, al
     ['a starter name not a string', { conversation_starters: [{ name: 1 }] }, ['conversation_starters', 0, 'name'], 'string_type'],
     ['action not a list', { conversation_starters: [{ name: 'a', action: {} }] }, ['conversation_starters', 0, 'action'], 'list_type'],
     ['an action not an object', { conversation_starters: [{ name: 'a', action: [7] }] }, ['conversation_starters', 0, 'action', 0], 'model_type'],
-    ['action api_name not a string', { conversation_starters: [{ name: 'a', action: [{ api_name: 3 }] }] }, ['conversation_starters', 0, 'action', 0, 'api_name'], 'string_type'],
-    ['action domain_url not a string', { conversation_starters: [{ name: 'a', action: [{ api_name: 'x', domain_url: true }] }] }, ['conversation_starters', 0, 'action', 0, 'domain_url'], 'string_type'],
-    ['action user_input not a string', { conversation_starters: [{ name: 'a', action: [{ api_name: 'x', user_input: [] }] }] }, ['conversation_starters', 0, 'action', 0, 'user_input'], 'string_type'],
+    [
+      'action api_name not a string',
+      { conversation_starters: [{ name: 'a', action: [{ api_name: 3 }] }] },
+      ['conversation_starters', 0, 'action', 0, 'api_name'],
+      'string_type',
+    ],
+    [
+      'action domain_url not a string',
+      { conversation_starters: [{ name: 'a', action: [{ api_name: 'x', domain_url: true }] }] },
+      ['conversation_starters', 0, 'action', 0, 'domain_url'],
+      'string_type',
+    ],
+    [
+      'action user_input not a string',
+      { conversation_starters: [{ name: 'a', action: [{ api_name: 'x', user_input: [] }] }] },
+      ['conversation_starters', 0, 'action', 0, 'user_input'],
+      'string_type',
+    ],
     ['dark_mode not a string', { dark_mode: true }, ['dark_mode'], 'string_type'],
     ['personal_context not an object', { personal_context: [] }, ['personal_context'], 'model_type'],
     ['personal_context.name not a string', { personal_context: { name: 1 } }, ['personal_context', 'name'], 'string_type'],
     ['personal_context.position not a string', { personal_context: { position: {} } }, ['personal_context', 'position'], 'string_type'],
     ['personal_context.traits not a string', { personal_context: { traits: ['a'] } }, ['personal_context', 'traits'], 'string_type'],
-    ['additional_personalization not a list', { personal_context: { additional_personalization: 'x' } }, ['personal_context', 'additional_personalization'], 'list_type'],
-    ['an additional_personalization item not an object', { personal_context: { additional_personalization: [1] } }, ['personal_context', 'additional_personalization', 0], 'model_type'],
+    [
+      'additional_personalization not a list',
+      { personal_context: { additional_personalization: 'x' } },
+      ['personal_context', 'additional_personalization'],
+      'list_type',
+    ],
+    [
+      'an additional_personalization item not an object',
+      { personal_context: { additional_personalization: [1] } },
+      ['personal_context', 'additional_personalization', 0],
+      'model_type',
+    ],
     ['enable_follow_up_suggestions not a boolean', { enable_follow_up_suggestions: 'true' }, ['enable_follow_up_suggestions'], 'bool_type'],
     ['prompt_presets not a list', { prompt_presets: 'x' }, ['prompt_presets'], 'list_type'],
     ['a preset without a prompt', { prompt_presets: [{ id: 'a', name: 'b' }] }, ['prompt_presets', 0, 'prompt'], 'missing'],
     ['a preset id not a string', { prompt_presets: [{ id: 1, name: 'b', prompt: 'c' }] }, ['prompt_presets', 0, 'id'], 'string_type'],
-    ['a preset agent_id not a string', { prompt_presets: [{ id: 'a', name: 'b', prompt: 'c', agent_id: 5 }] }, ['prompt_presets', 0, 'agent_id'], 'string_type'],
-    ['a preset agent_name not a string', { prompt_presets: [{ id: 'a', name: 'b', prompt: 'c', agent_name: null }] }, ['prompt_presets', 0, 'agent_name'], 'string_type'],
+    [
+      'a preset agent_id not a string',
+      { prompt_presets: [{ id: 'a', name: 'b', prompt: 'c', agent_id: 5 }] },
+      ['prompt_presets', 0, 'agent_id'],
+      'string_type',
+    ],
+    [
+      'a preset agent_name not a string',
+      { prompt_presets: [{ id: 'a', name: 'b', prompt: 'c', agent_name: null }] },
+      ['prompt_presets', 0, 'agent_name'],
+      'string_type',
+    ],
     ['language not a string', { language: 1 }, ['language'], 'string_type'],
     ['language not a language tag', { language: 'english please' }, ['language'], 'string_pattern_mismatch'],
   ]
@@ -181,13 +239,22 @@ describe('POST /api/user/settings/update: wrong types in every field are 422, al
   test('several bad fields are all reported, and nothing is stored', async () => {
     const res = await update({ dark_mode: 1, language: 2, personal_context: { name: 3 }, conversation_starters: [{ name: 'ok' }, { name: 4 }] })
     expect(res.status).toBe(422)
-    expect(res.body.detail.map((d: any) => d.loc.slice(1).join('.')).sort()).toEqual(['conversation_starters.1.name', 'dark_mode', 'language', 'personal_context.name'])
+    expect(res.body.detail.map((d: any) => d.loc.slice(1).join('.')).sort()).toEqual([
+      'conversation_starters.1.name',
+      'dark_mode',
+      'language',
+      'personal_context.name',
+    ])
     expect((await getSettings()).body).toEqual(DEFAULTS)
   })
 
   test('a body that is not an object is one model_type entry; malformed JSON is json_invalid', async () => {
     expect((await update([1, 2])).body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'model_type' })])
-    const bad = await t.request('POST', '/api/user/settings/update', { token: adminToken, rawBody: '{"language":', headers: { 'content-type': 'application/json' } })
+    const bad = await t.request('POST', '/api/user/settings/update', {
+      token: adminToken,
+      rawBody: '{"language":',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(bad.status).toBe(422)
     expect(bad.body.detail[0].type).toBe('json_invalid')
   })

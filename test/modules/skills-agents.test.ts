@@ -21,7 +21,9 @@ let agentCount = 0
 let bot = ''
 beforeEach(async () => {
   bot = `/api/agents/bot-${++agentCount}`
-  expect((await t.request('POST', '/api/agents', { token: owner.token, body: { name: `bot-${agentCount}`, description: 'A bot', instructions: 'Help.' } })).status).toBe(201)
+  expect(
+    (await t.request('POST', '/api/agents', { token: owner.token, body: { name: `bot-${agentCount}`, description: 'A bot', instructions: 'Help.' } })).status,
+  ).toBe(201)
   expect((await t.request('POST', `${bot}/members`, { token: owner.token, body: { email: 'viewer@example.com', role: 'viewer' } })).status).toBe(201)
 })
 
@@ -37,7 +39,13 @@ const SKILL_NOT_FOUND = { detail: 'Skill not found' }
 describe('POST /api/agents/{name}/skills', () => {
   test('201 with the skill: every frontmatter field, the content as sent, id and timestamps', async () => {
     t.clock.set('2026-04-01T10:00:00.000Z')
-    const content = skill('pdf-processing', 'Extracts text from PDFs.', ['license: Apache-2.0', 'compatibility: Needs poppler', 'metadata:', '  version: 1.0', 'allowed-tools: Bash(pdftotext:*) Read'])
+    const content = skill('pdf-processing', 'Extracts text from PDFs.', [
+      'license: Apache-2.0',
+      'compatibility: Needs poppler',
+      'metadata:',
+      '  version: 1.0',
+      'allowed-tools: Bash(pdftotext:*) Read',
+    ])
     const res = await add(content)
     expect(res.status).toBe(201)
     expect(res.body).toEqual({
@@ -78,7 +86,12 @@ describe('POST /api/agents/{name}/skills', () => {
           ctx: { field: null, code: 'fields_unexpected' },
         },
         { loc: ['body', 'content'], msg: "Skill name 'PDF' must be lowercase", type: 'skill_invalid', ctx: { field: 'name', code: 'name_not_lowercase' } },
-        { loc: ['body', 'content'], msg: 'Missing required field in frontmatter: description', type: 'skill_invalid', ctx: { field: 'description', code: 'description_missing' } },
+        {
+          loc: ['body', 'content'],
+          msg: 'Missing required field in frontmatter: description',
+          type: 'skill_invalid',
+          ctx: { field: 'description', code: 'description_missing' },
+        },
       ],
     })
     expect((await call('GET', '/skills')).body).toEqual([])
@@ -87,7 +100,9 @@ describe('POST /api/agents/{name}/skills', () => {
   test('empty content: 422 content_empty', async () => {
     const res = await add('')
     expect(res.status).toBe(422)
-    expect(res.body.detail).toEqual([{ loc: ['body', 'content'], msg: 'SKILL.md content is empty', type: 'skill_invalid', ctx: { field: null, code: 'content_empty' } }])
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'content'], msg: 'SKILL.md content is empty', type: 'skill_invalid', ctx: { field: null, code: 'content_empty' } },
+    ])
   })
 
   test('size warnings do not block saving', async () => {
@@ -106,7 +121,9 @@ describe('POST /api/agents/{name}/skills', () => {
 
   test('the same skill may be in two agents', async () => {
     expect((await add(skill('shared'))).status).toBe(201)
-    expect((await t.request('POST', '/api/agents', { token: owner.token, body: { name: `other-${agentCount}`, description: 'd', instructions: 'i' } })).status).toBe(201)
+    expect(
+      (await t.request('POST', '/api/agents', { token: owner.token, body: { name: `other-${agentCount}`, description: 'd', instructions: 'i' } })).status,
+    ).toBe(201)
     expect((await t.request('POST', `/api/agents/other-${agentCount}/skills`, { token: owner.token, body: { content: skill('shared') } })).status).toBe(201)
   })
 
@@ -195,7 +212,14 @@ describe('PUT /api/agents/{name}/skills/{skill_name}', () => {
     const created = (await add(skill('alpha'))).body
     const res = await call('PUT', '/skills/alpha', { content: '---\nname: alpha\n---\n' })
     expect(res.status).toBe(422)
-    expect(res.body.detail).toEqual([{ loc: ['body', 'content'], msg: 'Missing required field in frontmatter: description', type: 'skill_invalid', ctx: { field: 'description', code: 'description_missing' } }])
+    expect(res.body.detail).toEqual([
+      {
+        loc: ['body', 'content'],
+        msg: 'Missing required field in frontmatter: description',
+        type: 'skill_invalid',
+        ctx: { field: 'description', code: 'description_missing' },
+      },
+    ])
     expect((await call('GET', '/skills/alpha')).body).toEqual(created)
   })
 
@@ -257,7 +281,9 @@ describe('publish and restore carry the skills', () => {
   test('deleting the agent deletes its skills; a new agent of the same name starts with none', async () => {
     await add(skill('alpha'))
     expect((await call('DELETE', '')).status).toBe(204)
-    expect((await t.request('POST', '/api/agents', { token: owner.token, body: { name: `bot-${agentCount}`, description: 'again', instructions: 'i' } })).status).toBe(201)
+    expect(
+      (await t.request('POST', '/api/agents', { token: owner.token, body: { name: `bot-${agentCount}`, description: 'again', instructions: 'i' } })).status,
+    ).toBe(201)
     expect((await call('GET', '/skills')).body).toEqual([])
   })
 })
@@ -310,7 +336,10 @@ describe('roles', () => {
 
   test('an unknown agent: 404 for its owner-to-be too', async () => {
     expect(await t.request('GET', '/api/agents/nope/skills', { token: owner.token })).toMatchObject({ status: 404, body: AGENT_NOT_FOUND })
-    expect(await t.request('POST', '/api/agents/nope/skills', { token: owner.token, body: { content: skill('x') } })).toMatchObject({ status: 404, body: AGENT_NOT_FOUND })
+    expect(await t.request('POST', '/api/agents/nope/skills', { token: owner.token, body: { content: skill('x') } })).toMatchObject({
+      status: 404,
+      body: AGENT_NOT_FOUND,
+    })
   })
 
   test('a stranger sending invalid content gets 404 and a viewer 403, not a 422 about the content', async () => {

@@ -22,7 +22,9 @@ let app = ''
 beforeEach(async () => {
   app = `bot-${++agentCount}`
   expect((await t.request('POST', '/api/agents', { token: owner.token, body: { name: app, description: 'A bot', instructions: 'Help.' } })).status).toBe(201)
-  expect((await t.request('POST', `/api/agents/${app}/members`, { token: owner.token, body: { email: 'viewer@example.com', role: 'viewer' } })).status).toBe(201)
+  expect((await t.request('POST', `/api/agents/${app}/members`, { token: owner.token, body: { email: 'viewer@example.com', role: 'viewer' } })).status).toBe(
+    201,
+  )
 })
 
 const FULL_SKILL = [
@@ -68,7 +70,17 @@ describe('GET /api/mcp/list_skills for agents', () => {
           created_at: '2026-05-01T10:00:00.000Z',
           updated_at: '2026-05-01T10:00:00.000Z',
         },
-        { id: plain.id, name: 'plain', description: 'Plain.', license: null, compatibility: null, metadata: null, 'allowed-tools': null, created_at: '2026-05-01T10:00:00.000Z', updated_at: '2026-05-01T10:00:00.000Z' },
+        {
+          id: plain.id,
+          name: 'plain',
+          description: 'Plain.',
+          license: null,
+          compatibility: null,
+          metadata: null,
+          'allowed-tools': null,
+          created_at: '2026-05-01T10:00:00.000Z',
+          updated_at: '2026-05-01T10:00:00.000Z',
+        },
       ],
     })
     expect((await list({ detail_level: 'full' })).body).toEqual(res.body)
@@ -104,7 +116,10 @@ describe('GET /api/mcp/list_skills for agents', () => {
     expect((await list({ detail_level: 'summary' }, viewer.token)).body.skill_list).toHaveLength(1)
     expect((await list({ detail_level: 'summary' }, adminToken)).body.skill_list).toHaveLength(1)
     for (const token of [viewer.token, adminToken]) {
-      expect(await list({ version: 'draft' }, token)).toMatchObject({ status: 403, body: { detail: 'Only owners can see the draft and versions of this agent' } })
+      expect(await list({ version: 'draft' }, token)).toMatchObject({
+        status: 403,
+        body: { detail: 'Only owners can see the draft and versions of this agent' },
+      })
     }
   })
 

@@ -29,9 +29,18 @@ describe('POST /api/skill/validate', () => {
     expect(res.body).toEqual({
       is_valid: false,
       errors: [
-        { field: null, code: 'fields_unexpected', message: "Unexpected fields in frontmatter: colour. Only ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'] are allowed." },
+        {
+          field: null,
+          code: 'fields_unexpected',
+          message:
+            "Unexpected fields in frontmatter: colour. Only ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'] are allowed.",
+        },
         { field: 'name', code: 'name_not_lowercase', message: "Skill name 'PDF_Processing' must be lowercase" },
-        { field: 'name', code: 'name_invalid_chars', message: "Skill name 'PDF_Processing' contains invalid characters. Only letters, digits, and hyphens are allowed." },
+        {
+          field: 'name',
+          code: 'name_invalid_chars',
+          message: "Skill name 'PDF_Processing' contains invalid characters. Only letters, digits, and hyphens are allowed.",
+        },
         { field: 'description', code: 'description_missing', message: 'Missing required field in frontmatter: description' },
       ],
       warnings: [],
@@ -62,7 +71,11 @@ describe('POST /api/skill/validate', () => {
   test('skill_name is compared with the frontmatter name', async () => {
     expect((await validate({ content: SKILL, skill_name: 'pdf-processing' })).body.is_valid).toBe(true)
     const res = await validate({ content: SKILL, skill_name: 'pdf' })
-    expect(res.body).toEqual({ is_valid: false, errors: [{ field: 'name', code: 'name_mismatch', message: "Skill name 'pdf-processing' must match the expected name 'pdf'" }], warnings: [] })
+    expect(res.body).toEqual({
+      is_valid: false,
+      errors: [{ field: 'name', code: 'name_mismatch', message: "Skill name 'pdf-processing' must match the expected name 'pdf'" }],
+      warnings: [],
+    })
   })
 
   test('skill_name may be null or absent', async () => {
@@ -72,7 +85,11 @@ describe('POST /api/skill/validate', () => {
   test('size recommendations are warnings on a valid skill', async () => {
     const body = Array.from({ length: 600 }, (_, i) => `Line ${i}`).join('\n')
     const res = await validate({ content: `---\nname: long\ndescription: Long.\n---\n${body}` })
-    expect(res.body).toEqual({ is_valid: true, errors: [], warnings: [{ field: null, code: 'body_too_many_lines', message: 'SKILL.md body is 600 lines (the specification recommends under 500)' }] })
+    expect(res.body).toEqual({
+      is_valid: true,
+      errors: [],
+      warnings: [{ field: null, code: 'body_too_many_lines', message: 'SKILL.md body is 600 lines (the specification recommends under 500)' }],
+    })
   })
 
   test('a 300 KB SKILL.md is validated', async () => {
@@ -118,7 +135,11 @@ describe('POST /api/skill/validate: the request itself', () => {
   })
 
   test('a body that is not JSON: 422 json_invalid', async () => {
-    const res = await t.request('POST', '/api/skill/validate', { token: member.token, rawBody: '{"content": ', headers: { 'content-type': 'application/json' } })
+    const res = await t.request('POST', '/api/skill/validate', {
+      token: member.token,
+      rawBody: '{"content": ',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(422)
     expect(res.body.detail[0].type).toBe('json_invalid')
   })

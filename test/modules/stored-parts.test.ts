@@ -16,10 +16,19 @@ afterAll(() => t.close())
 async function agentWithDraft(name: string, damage: (draft: Record<string, unknown[]>) => void) {
   expect((await t.request('POST', '/api/agents', { token: adminToken, body: { name, description: 'd', instructions: 'i' } })).status).toBe(201)
   const db = t.server.database.db
-  const row = await db.selectFrom('agent_drafts').innerJoin('agents', 'agents.id', 'agent_drafts.agent_id').select(['agent_drafts.agent_id', 'agent_drafts.document']).where('agents.name', '=', name).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('agent_drafts')
+    .innerJoin('agents', 'agents.id', 'agent_drafts.agent_id')
+    .select(['agent_drafts.agent_id', 'agent_drafts.document'])
+    .where('agents.name', '=', name)
+    .executeTakeFirstOrThrow()
   const document = JSON.parse(row.document)
   damage(document)
-  await db.updateTable('agent_drafts').set({ document: JSON.stringify(document) }).where('agent_id', '=', row.agent_id).execute()
+  await db
+    .updateTable('agent_drafts')
+    .set({ document: JSON.stringify(document) })
+    .where('agent_id', '=', row.agent_id)
+    .execute()
 }
 
 describe('damaged parts of a stored agent document', () => {
@@ -28,7 +37,7 @@ describe('damaged parts of a stored agent document', () => {
     const res = await t.request('GET', '/api/workflows/damaged-flows', { token: adminToken })
     expect(res.status).toBe(500)
     expect(res.body).toEqual({ detail: 'Internal Server Error' })
-    expect(t.log.lines.some((line) => String(line.error).includes("workflow #0 is not a workflow"))).toBe(true)
+    expect(t.log.lines.some((line) => String(line.error).includes('workflow #0 is not a workflow'))).toBe(true)
     const run = await t.request('POST', '/api/workflows/damaged-flows/w1/run', { token: adminToken, body: { version: 'draft', dry_run: true } })
     expect(run.status).toBe(500)
   })

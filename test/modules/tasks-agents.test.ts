@@ -41,7 +41,9 @@ describe('agent_id on tasks', () => {
 
   test('an agent shared with the caller as viewer can be used', async () => {
     const bobs = await publishedAgent(bob.token, 'bobs-agent', 'Be Bob.')
-    expect((await t.request('POST', '/api/agents/bobs-agent/members', { token: bob.token, body: { email: 'alice@example.com', role: 'viewer' } })).status).toBe(201)
+    expect((await t.request('POST', '/api/agents/bobs-agent/members', { token: bob.token, body: { email: 'alice@example.com', role: 'viewer' } })).status).toBe(
+      201,
+    )
     const res = await t.request('POST', '/api/task', { token: alice.token, body: { name: 'n', prompt: 'p', agent_id: bobs } })
     expect(res.status).toBe(201)
     expect((await runAndRead(res.body.id)).reply.content).toContain('Instructions: "Be Bob.".')

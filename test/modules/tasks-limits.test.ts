@@ -14,14 +14,18 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const create = (token: string, name: string, schedule: Record<string, unknown> = { frequency: 'manual' }) => t.request('POST', '/api/task', { token, body: { name, prompt: 'p', schedule } })
+const create = (token: string, name: string, schedule: Record<string, unknown> = { frequency: 'manual' }) =>
+  t.request('POST', '/api/task', { token, body: { name, prompt: 'p', schedule } })
 
 describe('cron interval', () => {
-  test.each(['* * * * * *', '*/20 * * * * *', '0,30 * * * * *', '0,30 0 9 * * *'])('%p fires more often than once a minute somewhere: 422 on schedule.cron', async (cron) => {
-    const res = await create(member, 'fast', { frequency: 'cron', cron })
-    expect(res.status).toBe(422)
-    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'schedule', 'cron'], msg: expect.stringMatching(/more often than every 60 s/) })
-  })
+  test.each(['* * * * * *', '*/20 * * * * *', '0,30 * * * * *', '0,30 0 9 * * *'])(
+    '%p fires more often than once a minute somewhere: 422 on schedule.cron',
+    async (cron) => {
+      const res = await create(member, 'fast', { frequency: 'cron', cron })
+      expect(res.status).toBe(422)
+      expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'schedule', 'cron'], msg: expect.stringMatching(/more often than every 60 s/) })
+    },
+  )
 
   test.each(['* * * * *', '0,1 9 * * *', '*/5 * * * *', '0 9 * * 1-5', '0 0 * * * *'])('%p is allowed', async (cron) => {
     expect((await create(other, 'ok', { frequency: 'cron', cron })).status).toBe(201)

@@ -12,7 +12,9 @@ let server: AgentboxServer
 let dataDir: string
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'agentbox-realtime-'))
-  server = await createServer(loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_TASK_MIN_INTERVAL_S: '1' }), { logger: new CapturedLog() })
+  server = await createServer(loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_TASK_MIN_INTERVAL_S: '1' }), {
+    logger: new CapturedLog(),
+  })
 })
 afterAll(async () => {
   await server.stop()
@@ -20,12 +22,23 @@ afterAll(async () => {
 })
 
 async function call(method: string, path: string, token: string, body?: unknown) {
-  const response = await server.app.handle(new Request(`http://localhost${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))
+  const response = await server.app.handle(
+    new Request(`http://localhost${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  )
   return { status: response.status, body: (await response.json()) as any }
 }
 
 test('a cron task every second fires on its own timer, once per slot, with no overlap', async () => {
-  const setup = await call('POST', '/api/tenant/setup', server.setupToken!, { license_token: issueTestLicense({ nowMs: Date.now() }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password })
+  const setup = await call('POST', '/api/tenant/setup', server.setupToken!, {
+    license_token: issueTestLicense({ nowMs: Date.now() }),
+    admin_email: ADMIN.email,
+    admin_name: ADMIN.name,
+    admin_password: ADMIN.password,
+  })
   const token = setup.body.tenant_org_token as string
   const task = await call('POST', '/api/task', token, { name: 'tick', prompt: 'ping', schedule: { frequency: 'cron', cron: '* * * * * *' } })
   expect(task.status).toBe(201)

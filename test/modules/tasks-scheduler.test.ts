@@ -34,8 +34,19 @@ describe('scheduled runs', () => {
     s.t.clock.set('2026-03-02T09:00:00.000Z')
     expect(await s.scheduler().runDue()).toBe(1)
     const [run] = await s.runs(task.id)
-    expect(run).toMatchObject({ status: 'succeeded', trigger: 'schedule', scheduled_for: '2026-03-02T09:00:00.000Z', started_at: '2026-03-02T09:00:00.000Z', error: null })
-    expect(await s.get(task.id)).toMatchObject({ next_run: '2026-03-03T09:00:00.000Z', last_run_at: '2026-03-02T09:00:00.000Z', last_run_status: 'succeeded', last_run_thread_id: run.thread_id })
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      trigger: 'schedule',
+      scheduled_for: '2026-03-02T09:00:00.000Z',
+      started_at: '2026-03-02T09:00:00.000Z',
+      error: null,
+    })
+    expect(await s.get(task.id)).toMatchObject({
+      next_run: '2026-03-03T09:00:00.000Z',
+      last_run_at: '2026-03-02T09:00:00.000Z',
+      last_run_status: 'succeeded',
+      last_run_thread_id: run.thread_id,
+    })
     expect(s.scheduler().nextRunOf(task.id)).toBe(Date.parse('2026-03-03T09:00:00.000Z'))
   })
 
@@ -55,7 +66,11 @@ describe('scheduled runs', () => {
     s.t.clock.set('2026-03-02T09:00:00.000Z')
     await s.scheduler().runDue()
     const [run] = await s.runs(task.id)
-    const insert = () => s.t.server.database.writer.run("INSERT INTO task_runs (id, task_id, status, \"trigger\", scheduled_for, thread_id, started_at) VALUES ('dup', ?, 'running', 'schedule', ?, 'x', 'now')", [task.id, run.scheduled_for])
+    const insert = () =>
+      s.t.server.database.writer.run(
+        "INSERT INTO task_runs (id, task_id, status, \"trigger\", scheduled_for, thread_id, started_at) VALUES ('dup', ?, 'running', 'schedule', ?, 'x', 'now')",
+        [task.id, run.scheduled_for],
+      )
     expect(insert).toThrow(/UNIQUE constraint failed/)
   })
 
@@ -108,7 +123,10 @@ describe('restarts', () => {
     s.t.clock.set('2026-03-05T10:20:00.000Z') // three days and many hours later
     await s.t.restart()
     await s.scheduler().idle()
-    for (const [task, slot, next] of [[daily, '2026-03-02T09:00:00.000Z', '2026-03-06T09:00:00.000Z'], [hourly, '2026-03-02T09:00:00.000Z', '2026-03-05T11:00:00.000Z']] as const) {
+    for (const [task, slot, next] of [
+      [daily, '2026-03-02T09:00:00.000Z', '2026-03-06T09:00:00.000Z'],
+      [hourly, '2026-03-02T09:00:00.000Z', '2026-03-05T11:00:00.000Z'],
+    ] as const) {
       const runs = await s.runs(task.id)
       expect(runs).toHaveLength(1)
       expect(runs[0]).toMatchObject({ trigger: 'catch_up', scheduled_for: slot, status: 'succeeded', started_at: '2026-03-05T10:20:00.000Z' })
@@ -189,7 +207,11 @@ describe('with a remote provider', () => {
     s.t.clock.set('2026-03-02T09:00:00.000Z')
     expect(await s.scheduler().runDue()).toBe(2)
     const [run] = await s.runs(failing.id)
-    expect(run).toMatchObject({ status: 'failed', finished_at: '2026-03-02T09:00:00.000Z', error: `The openai provider at ${fake.url} answered HTTP 401: Incorrect API key provided: [redacted]` })
+    expect(run).toMatchObject({
+      status: 'failed',
+      finished_at: '2026-03-02T09:00:00.000Z',
+      error: `The openai provider at ${fake.url} answered HTTP 401: Incorrect API key provided: [redacted]`,
+    })
     expect(await s.get(failing.id)).toMatchObject({ last_run_status: 'failed', next_run: '2026-03-03T09:00:00.000Z' })
     expect((await s.get(healthy.id)).last_run_status).toBe('succeeded')
     const thread = (await s.t.request('GET', `/api/threads/${run.thread_id}`, { token: s.token })).body

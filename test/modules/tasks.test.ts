@@ -76,7 +76,7 @@ describe('POST /api/task', () => {
     expect((await t.request('GET', `/api/task/${task.id}`, { token: alice.token })).body).toEqual(task)
   })
 
-  test('chat_model without a model takes the default provider\'s default model', async () => {
+  test("chat_model without a model takes the default provider's default model", async () => {
     expect((await create(alice.token, { chat_model: { provider: 'mock' } })).chat_model).toEqual({ provider: 'mock', model: 'mock' })
   })
 
@@ -92,11 +92,17 @@ describe('POST /api/task', () => {
       { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
       { loc: ['body', 'prompt'], msg: 'Field required', type: 'missing' },
     ])
-    expect((await t.request('POST', '/api/task', { token: alice.token, body: { name: '', prompt: 'x' } })).body.detail[0]).toMatchObject({ loc: ['body', 'name'], type: 'string_too_short' })
+    expect((await t.request('POST', '/api/task', { token: alice.token, body: { name: '', prompt: 'x' } })).body.detail[0]).toMatchObject({
+      loc: ['body', 'name'],
+      type: 'string_too_short',
+    })
   })
 
   test('bad visibility, state, thread_policy and frequency are literal_error, all reported', async () => {
-    const res = await t.request('POST', '/api/task', { token: alice.token, body: { name: 'n', prompt: 'p', visibility: 'secret', state: 'paused', thread_policy: 'reuse', schedule: { frequency: 'yearly' } } })
+    const res = await t.request('POST', '/api/task', {
+      token: alice.token,
+      body: { name: 'n', prompt: 'p', visibility: 'secret', state: 'paused', thread_policy: 'reuse', schedule: { frequency: 'yearly' } },
+    })
     expect(res.status).toBe(422)
     expect(locs(res.body)).toEqual(['body.schedule.frequency', 'body.state', 'body.thread_policy', 'body.visibility'])
     expect(res.body.detail.every((d: any) => d.type === 'literal_error')).toBe(true)
@@ -104,11 +110,19 @@ describe('POST /api/task', () => {
   })
 
   test('25:99, an unknown timezone and a malformed cron are 422s naming the field', async () => {
-    const res = await t.request('POST', '/api/task', { token: alice.token, body: { name: 'n', prompt: 'p', schedule: { frequency: 'daily', hour: '25:99', timezone: 'Mars/Olympus_Mons', cron: '61 * * * *' } } })
+    const res = await t.request('POST', '/api/task', {
+      token: alice.token,
+      body: { name: 'n', prompt: 'p', schedule: { frequency: 'daily', hour: '25:99', timezone: 'Mars/Olympus_Mons', cron: '61 * * * *' } },
+    })
     expect(res.status).toBe(422)
     expect(res.body.detail).toEqual([
       { loc: ['body', 'schedule', 'hour'], msg: 'Hour must be HH:MM on a 24-hour clock (00:00 to 23:59)', type: 'value_error', input: '25:99' },
-      { loc: ['body', 'schedule', 'timezone'], msg: 'Unknown time zone: use an IANA name such as UTC or Europe/Berlin', type: 'value_error', input: 'Mars/Olympus_Mons' },
+      {
+        loc: ['body', 'schedule', 'timezone'],
+        msg: 'Unknown time zone: use an IANA name such as UTC or Europe/Berlin',
+        type: 'value_error',
+        input: 'Mars/Olympus_Mons',
+      },
       { loc: ['body', 'schedule', 'cron'], msg: 'Invalid cron expression: Invalid value for minute: 61', type: 'value_error', input: '61 * * * *' },
     ])
   })
@@ -118,8 +132,16 @@ describe('POST /api/task', () => {
       [{ frequency: 'daily' }, 'hour', 'Field required for a daily schedule (HH:MM)'],
       [{ frequency: 'weekly', hour: '09:00' }, 'day', 'Field required for a weekly schedule (monday to sunday)'],
       [{ frequency: 'weekly', hour: '09:00', day: 'funday' }, 'day', 'Day must be a weekday name, monday to sunday'],
-      [{ frequency: 'monthly', hour: '09:00', day: '32' }, 'day', 'Day must be a day of the month, "1" to "31" (days past the month\'s end run on its last day)'],
-      [{ frequency: 'monthly', hour: '09:00', day: 'monday' }, 'day', 'Day must be a day of the month, "1" to "31" (days past the month\'s end run on its last day)'],
+      [
+        { frequency: 'monthly', hour: '09:00', day: '32' },
+        'day',
+        'Day must be a day of the month, "1" to "31" (days past the month\'s end run on its last day)',
+      ],
+      [
+        { frequency: 'monthly', hour: '09:00', day: 'monday' },
+        'day',
+        'Day must be a day of the month, "1" to "31" (days past the month\'s end run on its last day)',
+      ],
       [{ frequency: 'cron' }, 'cron', 'Field required for a cron schedule (5 or 6 fields)'],
       [{ frequency: 'cron', cron: '* * *' }, 'cron', 'Cron expression must have 5 fields (minute hour day month weekday) or 6 (seconds first)'],
       [{ frequency: 'cron', cron: '@daily' }, 'cron', 'Cron expression must have 5 fields (minute hour day month weekday) or 6 (seconds first)'],
@@ -138,11 +160,18 @@ describe('POST /api/task', () => {
     for (const provider of ['openai', 'anthropic', 'gemini']) {
       const res = await t.request('POST', '/api/task', { token: alice.token, body: { name: 'n', prompt: 'p', chat_model: { provider, model: 'x' } } })
       expect(res.status).toBe(422)
-      expect(res.body.detail).toEqual([{ loc: ['body', 'chat_model', 'provider'], msg: `Model provider "${provider}" is not configured on this server (configured: mock)`, type: 'value_error', input: provider }])
+      expect(res.body.detail).toEqual([
+        {
+          loc: ['body', 'chat_model', 'provider'],
+          msg: `Model provider "${provider}" is not configured on this server (configured: mock)`,
+          type: 'value_error',
+          input: provider,
+        },
+      ])
     }
   })
 
-  test('thread_id must be one of the creator\'s own threads', async () => {
+  test("thread_id must be one of the creator's own threads", async () => {
     const res = await t.request('POST', '/api/task', { token: alice.token, body: { name: 'n', prompt: 'p', thread_id: 'no-such-thread' } })
     expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'thread_id'], type: 'value_error' })])
   })
@@ -156,21 +185,31 @@ describe('visibility and permissions', () => {
   test("another member's private task is 404 on every route; a public one is readable but 403 to edit", async () => {
     const secret = await create(alice.token)
     const shared = await create(alice.token, { visibility: 'public' })
-    for (const [method, path, body] of [['GET', ''], ['PATCH', '', { name: 'x' }], ['DELETE', ''], ['POST', '/run'], ['GET', '/runs']] as const) {
+    for (const [method, path, body] of [
+      ['GET', ''],
+      ['PATCH', '', { name: 'x' }],
+      ['DELETE', ''],
+      ['POST', '/run'],
+      ['GET', '/runs'],
+    ] as const) {
       const res = await t.request(method, `/api/task/${secret.id}${path}`, { token: bob.token, body })
       expect(res.status).toBe(404)
       expect(res.body).toEqual({ detail: 'Task not found' })
     }
     expect((await t.request('GET', `/api/task/${shared.id}`, { token: bob.token })).status).toBe(200)
     expect((await t.request('GET', `/api/task/${shared.id}/runs`, { token: bob.token })).status).toBe(200)
-    for (const [method, path, body] of [['PATCH', '', { name: 'x' }], ['DELETE', ''], ['POST', '/run']] as const) {
+    for (const [method, path, body] of [
+      ['PATCH', '', { name: 'x' }],
+      ['DELETE', ''],
+      ['POST', '/run'],
+    ] as const) {
       const res = await t.request(method, `/api/task/${shared.id}${path}`, { token: bob.token, body })
       expect(res.status).toBe(403)
       expect(res.body).toEqual({ detail: 'Only the creator of this task or an admin may change it' })
     }
   })
 
-  test('admins (and the org token) see and edit anyone\'s task', async () => {
+  test("admins (and the org token) see and edit anyone's task", async () => {
     const secret = await create(alice.token)
     expect((await t.request('GET', `/api/task/${secret.id}`, { token: adminToken })).status).toBe(200)
     expect((await t.request('PATCH', `/api/task/${secret.id}`, { token: orgToken, body: { name: 'Renamed by org' } })).body.name).toBe('Renamed by org')
@@ -178,7 +217,13 @@ describe('visibility and permissions', () => {
   })
 
   test('unknown ids are 404 Task not found', async () => {
-    for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/run'], ['GET', '/runs']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['POST', '/run'],
+      ['GET', '/runs'],
+    ] as const) {
       const res = await t.request(method, `/api/task/nope${path}`, { token: adminToken, body: method === 'PATCH' ? { name: 'x' } : undefined })
       expect(res.status).toBe(404)
       expect(res.body).toEqual({ detail: 'Task not found' })
@@ -187,7 +232,7 @@ describe('visibility and permissions', () => {
 })
 
 describe('GET /api/tasks', () => {
-  test('lists mine plus public ones, newest first; others\' private tasks are left out', async () => {
+  test("lists mine plus public ones, newest first; others' private tasks are left out", async () => {
     const a1 = await create(alice.token, { name: 'a1' })
     t.clock.advance(1000)
     const b1 = await create(bob.token, { name: 'b1' })
@@ -220,7 +265,14 @@ describe('PATCH /api/task/{task_id}', () => {
     t.clock.advance(60_000)
     const res = await t.request('PATCH', `/api/task/${task.id}`, { token: alice.token, body: { schedule: { hour: '08:30' }, prompt: 'New prompt' } })
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ name: 'Morning brief', prompt: 'New prompt', schedule: { frequency: 'daily', hour: '08:30', timezone: 'UTC' }, next_run: '2026-03-02T08:30:00.000Z', updated_at: '2026-03-02T08:01:00.000Z', created_at: NOW })
+    expect(res.body).toMatchObject({
+      name: 'Morning brief',
+      prompt: 'New prompt',
+      schedule: { frequency: 'daily', hour: '08:30', timezone: 'UTC' },
+      next_run: '2026-03-02T08:30:00.000Z',
+      updated_at: '2026-03-02T08:01:00.000Z',
+      created_at: NOW,
+    })
     expect(scheduler().nextRunOf(task.id)).toBe(Date.parse('2026-03-02T08:30:00.000Z'))
   })
 
@@ -238,7 +290,11 @@ describe('PATCH /api/task/{task_id}', () => {
   })
 
   test('renaming does not move next_run; null clears agent_id and chat_model', async () => {
-    const task = await create(alice.token, { agent_id: await agentOf(alice.token), chat_model: { provider: 'mock', model: 'm' }, schedule: { frequency: 'daily', hour: '09:00' } })
+    const task = await create(alice.token, {
+      agent_id: await agentOf(alice.token),
+      chat_model: { provider: 'mock', model: 'm' },
+      schedule: { frequency: 'daily', hour: '09:00' },
+    })
     t.clock.advance(2 * 3600_000)
     const res = await t.request('PATCH', `/api/task/${task.id}`, { token: alice.token, body: { name: 'Renamed', agent_id: null, chat_model: null } })
     expect(res.body).toMatchObject({ name: 'Renamed', agent_id: null, chat_model: null, next_run: task.next_run })
@@ -246,10 +302,16 @@ describe('PATCH /api/task/{task_id}', () => {
 
   test('validates like create: a frequency that needs a missing field, a bad timezone, an unconfigured provider', async () => {
     const task = await create(alice.token)
-    const res = await t.request('PATCH', `/api/task/${task.id}`, { token: alice.token, body: { schedule: { frequency: 'weekly', timezone: 'Nowhere/City' }, chat_model: { provider: 'openai' }, visibility: 'everyone' } })
+    const res = await t.request('PATCH', `/api/task/${task.id}`, {
+      token: alice.token,
+      body: { schedule: { frequency: 'weekly', timezone: 'Nowhere/City' }, chat_model: { provider: 'openai' }, visibility: 'everyone' },
+    })
     expect(res.status).toBe(422)
     expect(locs(res.body)).toEqual(['body.visibility'])
-    const semantic = await t.request('PATCH', `/api/task/${task.id}`, { token: alice.token, body: { schedule: { frequency: 'weekly', timezone: 'Nowhere/City' }, chat_model: { provider: 'openai' } } })
+    const semantic = await t.request('PATCH', `/api/task/${task.id}`, {
+      token: alice.token,
+      body: { schedule: { frequency: 'weekly', timezone: 'Nowhere/City' }, chat_model: { provider: 'openai' } },
+    })
     expect(locs(semantic.body)).toEqual(['body.chat_model.provider', 'body.schedule.day', 'body.schedule.hour', 'body.schedule.timezone'])
     expect((await t.request('GET', `/api/task/${task.id}`, { token: alice.token })).body).toEqual(task)
   })
@@ -275,7 +337,17 @@ describe('POST /api/task/{task_id}/run and GET …/runs', () => {
     const task = await create(alice.token)
     const res = await t.request('POST', `/api/task/${task.id}/run`, { token: alice.token })
     expect(res.status).toBe(202)
-    expect(res.body).toEqual({ id: expect.any(String), task_id: task.id, status: 'running', trigger: 'manual', scheduled_for: null, thread_id: expect.any(String), started_at: NOW, finished_at: null, error: null })
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      task_id: task.id,
+      status: 'running',
+      trigger: 'manual',
+      scheduled_for: null,
+      thread_id: expect.any(String),
+      started_at: NOW,
+      finished_at: null,
+      error: null,
+    })
     await scheduler().idle()
     const runs = await t.request('GET', `/api/task/${task.id}/runs`, { token: alice.token })
     expect(runs.body).toEqual([{ ...res.body, status: 'succeeded', finished_at: NOW }])
@@ -319,7 +391,11 @@ describe('threads', () => {
       updated_at: NOW,
       messages: [
         { role: 'user', content: 'Summarise my day', created_at: NOW },
-        { role: 'assistant', content: '[mock reply] This answer comes from the built-in mock model "mock", not a real one. Turn 1. You said: "Summarise my day"', created_at: NOW },
+        {
+          role: 'assistant',
+          content: '[mock reply] This answer comes from the built-in mock model "mock", not a real one. Turn 1. You said: "Summarise my day"',
+          created_at: NOW,
+        },
       ],
     })
   })
@@ -337,7 +413,7 @@ describe('threads', () => {
     expect((await t.request('GET', `/api/task/${task.id}`, { token: alice.token })).body.thread_id).toBe(first.thread_id)
   })
 
-  test('an append task can continue one of its creator\'s existing threads', async () => {
+  test("an append task can continue one of its creator's existing threads", async () => {
     const earlier = await create(alice.token)
     const run = (await t.request('POST', `/api/task/${earlier.id}/run`, { token: alice.token })).body
     await scheduler().idle()
@@ -373,9 +449,29 @@ describe('health and OpenAPI', () => {
 
   test('every task route is in the OpenAPI document with its schemas', async () => {
     const { body } = await t.request('GET', '/api/openapi.json')
-    for (const path of ['/api/task', '/api/tasks', '/api/task/{task_id}', '/api/task/{task_id}/run', '/api/task/{task_id}/runs', '/api/threads/{id}']) expect(body.paths).toHaveProperty([path])
+    for (const path of ['/api/task', '/api/tasks', '/api/task/{task_id}', '/api/task/{task_id}/run', '/api/task/{task_id}/runs', '/api/threads/{id}'])
+      expect(body.paths).toHaveProperty([path])
     const get = body.paths['/api/task/{task_id}'].get
-    expect(Object.keys(get.responses['200'].content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['id', 'name', 'prompt', 'created_by', 'agent_id', 'chat_model', 'mentions', 'visibility', 'schedule', 'state', 'thread_policy', 'thread_id', 'next_run', 'last_run_at', 'last_run_status', 'last_run_thread_id']))
+    expect(Object.keys(get.responses['200'].content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining([
+        'id',
+        'name',
+        'prompt',
+        'created_by',
+        'agent_id',
+        'chat_model',
+        'mentions',
+        'visibility',
+        'schedule',
+        'state',
+        'thread_policy',
+        'thread_id',
+        'next_run',
+        'last_run_at',
+        'last_run_status',
+        'last_run_thread_id',
+      ]),
+    )
     expect(body.paths['/api/task'].post.requestBody.content['application/json'].schema.required.sort()).toEqual(['name', 'prompt'])
   })
 })

@@ -93,7 +93,10 @@ describe('POST /api/tenant/setup', () => {
 
   test('a bad e-mail and a short password are 422 on their fields', async () => {
     t = await startTestServer()
-    const res = await t.request('POST', '/api/tenant/setup', { token: t.server.setupToken!, body: setupBody({ admin_email: 'nope', admin_password: 'elevenchars' }) })
+    const res = await t.request('POST', '/api/tenant/setup', {
+      token: t.server.setupToken!,
+      body: setupBody({ admin_email: 'nope', admin_password: 'elevenchars' }),
+    })
     expect(res.status).toBe(422)
     expect(res.body.detail.map((d: any) => [d.loc, d.type])).toEqual([
       [['body', 'admin_email'], 'value_error'],

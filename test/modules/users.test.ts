@@ -11,13 +11,27 @@ beforeEach(async () => {
 })
 afterEach(() => t.close())
 
-const newUser = (overrides: Record<string, unknown> = {}) => ({ email: 'new@example.com', name: 'New Person', password: 'a long enough password', role: 'member', ...overrides })
+const newUser = (overrides: Record<string, unknown> = {}) => ({
+  email: 'new@example.com',
+  name: 'New Person',
+  password: 'a long enough password',
+  role: 'member',
+  ...overrides,
+})
 
 describe('POST /api/users', () => {
   test('creates a user (201) who can sign in; the password hash is argon2id and never returned', async () => {
     const res = await t.request('POST', '/api/users', { token: adminToken, body: newUser() })
     expect(res.status).toBe(201)
-    expect(res.body).toEqual({ id: expect.any(String), email: 'new@example.com', name: 'New Person', role: 'member', active: true, created_at: expect.any(String), updated_at: expect.any(String) })
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      email: 'new@example.com',
+      name: 'New Person',
+      role: 'member',
+      active: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    })
     expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     const row = t.server.database.reader.query('SELECT password_hash FROM users WHERE id = ?').get(res.body.id) as { password_hash: string }
     expect(row.password_hash).toStartWith('$argon2id$')
@@ -38,7 +52,13 @@ describe('POST /api/users', () => {
 
   test('members get 403 on every admin route, anonymous callers 401', async () => {
     const member = await t.createUser(adminToken, { email: 'm@example.com' })
-    for (const [method, path, body] of [['POST', '/api/users', newUser()], ['GET', '/api/users'], ['GET', `/api/users/${member.id}`], ['PATCH', `/api/users/${member.id}`, { name: 'x' }], ['DELETE', `/api/users/${member.id}`]] as const) {
+    for (const [method, path, body] of [
+      ['POST', '/api/users', newUser()],
+      ['GET', '/api/users'],
+      ['GET', `/api/users/${member.id}`],
+      ['PATCH', `/api/users/${member.id}`, { name: 'x' }],
+      ['DELETE', `/api/users/${member.id}`],
+    ] as const) {
       expect((await t.request(method, path, { token: member.token, body })).status).toBe(403)
       expect((await t.request(method, path, { body })).status).toBe(401)
     }
@@ -71,7 +91,10 @@ describe('GET /api/users', () => {
 describe('PATCH and DELETE /api/users/{id}', () => {
   test('changes name, role and password', async () => {
     const member = await t.createUser(adminToken, { email: 'm@example.com' })
-    const res = await t.request('PATCH', `/api/users/${member.id}`, { token: adminToken, body: { name: 'Renamed', role: 'admin', password: 'brand new password' } })
+    const res = await t.request('PATCH', `/api/users/${member.id}`, {
+      token: adminToken,
+      body: { name: 'Renamed', role: 'admin', password: 'brand new password' },
+    })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ name: 'Renamed', role: 'admin', active: true })
     expect((await t.request('POST', '/api/auth/login', { body: { email: 'm@example.com', password: 'brand new password' } })).status).toBe(200)

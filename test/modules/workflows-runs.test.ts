@@ -9,16 +9,25 @@ beforeAll(async () => {
 afterAll(() => p.t.close())
 
 const runPath = (agent: string, id: string) => `/api/workflows/${agent}/${id}/run`
-const start = (agent: string, id: string, body: unknown = { input: { amount: 5 } }, token = p.owner.token) => p.t.request('POST', runPath(agent, id), { token, body })
-const resume = (agent: string, runId: string, body: unknown, token = p.owner.token) => p.t.request('POST', `/api/workflows/${agent}/runs/${runId}/resume`, { token, body })
-const getRun = (agent: string, runId: string, token = p.owner.token, query = '') => p.t.request('GET', `/api/workflows/${agent}/runs/${runId}${query}`, { token })
+const start = (agent: string, id: string, body: unknown = { input: { amount: 5 } }, token = p.owner.token) =>
+  p.t.request('POST', runPath(agent, id), { token, body })
+const resume = (agent: string, runId: string, body: unknown, token = p.owner.token) =>
+  p.t.request('POST', `/api/workflows/${agent}/runs/${runId}/resume`, { token, body })
+const getRun = (agent: string, runId: string, token = p.owner.token, query = '') =>
+  p.t.request('GET', `/api/workflows/${agent}/runs/${runId}${query}`, { token })
 const setRecording = (mode: string) => p.t.request('PUT', '/api/org/settings', { token: p.admin, body: { workflow_recording: mode } })
 const module = () => p.t.server.modules.workflows
 
 describe('running a workflow', () => {
   test('runs the live version by default and answers when the run finishes', async () => {
     const agent = await newAgent(p)
-    const id = await saveWorkflow(p, agent, { nodes: [node('a', 'set', { values: { doubled: '{{ $json.n * 2 }}' } }), node('o', 'output', { value: { v: '{{ $json.doubled }}', who: '{{ $workflow.agent }}' } })], connections: [edge('a', 'o')] })
+    const id = await saveWorkflow(p, agent, {
+      nodes: [
+        node('a', 'set', { values: { doubled: '{{ $json.n * 2 }}' } }),
+        node('o', 'output', { value: { v: '{{ $json.doubled }}', who: '{{ $workflow.agent }}' } }),
+      ],
+      connections: [edge('a', 'o')],
+    })
     const res = await start(agent, id, { input: { n: 21 } })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ status: 'succeeded', result: { v: 42, who: agent }, version: 1, source: 'live', waiting: null })
@@ -45,7 +54,11 @@ describe('running a workflow', () => {
 
   test('map.items that is not a list fails the run; a run past max_steps fails with max_steps_exceeded', async () => {
     const agent = await newAgent(p)
-    const def = { nodes: [node('m', 'map', { items: '{{ $json.xs }}' }), node('s', 'set', { values: {} }), node('o', 'output', { value: '{{ $json }}' })], connections: [edge('m', 's', 'loop'), edge('s', 'm'), edge('m', 'o', 'done')], settings: { max_steps: 4 } }
+    const def = {
+      nodes: [node('m', 'map', { items: '{{ $json.xs }}' }), node('s', 'set', { values: {} }), node('o', 'output', { value: '{{ $json }}' })],
+      connections: [edge('m', 's', 'loop'), edge('s', 'm'), edge('m', 'o', 'done')],
+      settings: { max_steps: 4 },
+    }
     const id = await saveWorkflow(p, agent, def)
     expect((await start(agent, id, { input: { xs: 'no' } })).body.error.code).toBe('map_items_not_array')
     expect((await start(agent, id, { input: { xs: [1, 2, 3, 4] } })).body.error.code).toBe('max_steps_exceeded')
@@ -53,7 +66,10 @@ describe('running a workflow', () => {
 
   test('an llm step uses the mock provider by default', async () => {
     const agent = await newAgent(p)
-    const id = await saveWorkflow(p, agent, { nodes: [node('ask', 'llm', { prompt: 'Summarise {{ $json.t }}' }), node('o', 'output', { value: '{{ $json.text }}' })], connections: [edge('ask', 'o')] })
+    const id = await saveWorkflow(p, agent, {
+      nodes: [node('ask', 'llm', { prompt: 'Summarise {{ $json.t }}' }), node('o', 'output', { value: '{{ $json.text }}' })],
+      connections: [edge('ask', 'o')],
+    })
     expect((await start(agent, id, { input: { t: 'tea' } })).body.result).toContain('Summarise tea')
   })
 })
@@ -70,7 +86,11 @@ describe('approval gates and resume', () => {
 
   test('the run waits with the gate message and data, and GET shows the waiting block', async () => {
     const run = await start(agent, plain)
-    expect(run.body).toMatchObject({ status: 'waiting_human', result: null, waiting: { gate_id: 'gate', message: 'Refund 5?', data: { amount: 5, note: 'refund' } } })
+    expect(run.body).toMatchObject({
+      status: 'waiting_human',
+      result: null,
+      waiting: { gate_id: 'gate', message: 'Refund 5?', data: { amount: 5, note: 'refund' } },
+    })
     const expires = Date.parse(run.body.waiting.expires_at) - Date.parse(run.body.waiting.since)
     expect(expires).toBe(72 * 3600 * 1000)
     expect((await getRun(agent, run.body.run_id)).body.waiting.data).toEqual({ amount: 5, note: 'refund' })
@@ -188,7 +208,11 @@ describe('dry runs', () => {
   beforeAll(async () => {
     agent = await newAgent(p)
     id = await saveWorkflow(p, agent, {
-      nodes: [node('ask', 'llm', { prompt: 'Price for {{ $json.item }}' }), node('gate', 'approval', { message: 'ok?' }), node('o', 'output', { value: '{{ $json }}' })],
+      nodes: [
+        node('ask', 'llm', { prompt: 'Price for {{ $json.item }}' }),
+        node('gate', 'approval', { message: 'ok?' }),
+        node('o', 'output', { value: '{{ $json }}' }),
+      ],
       connections: [edge('ask', 'gate'), edge('gate', 'o', 'approved')],
     })
   })
@@ -197,7 +221,11 @@ describe('dry runs', () => {
     const res = await start(agent, id, { dry_run: true, include_data: true, input: { item: 'tea' } })
     expect(res.body).toMatchObject({ status: 'succeeded', dry_run: true, recording: null })
     expect(res.body.result._approval.decision).toBe('approve')
-    expect(res.body.steps.map((s: { node_id: string; simulated: boolean }) => [s.node_id, s.simulated])).toEqual([['ask', true], ['gate', true], ['o', false]])
+    expect(res.body.steps.map((s: { node_id: string; simulated: boolean }) => [s.node_id, s.simulated])).toEqual([
+      ['ask', true],
+      ['gate', true],
+      ['o', false],
+    ])
     expect((await getRun(agent, res.body.run_id)).status).toBe(404)
     const history = await p.t.request('GET', `/api/workflows/${agent}/runs`, { token: p.owner.token })
     expect(history.body.map((r: { run_id: string }) => r.run_id)).not.toContain(res.body.run_id)
@@ -227,7 +255,10 @@ describe('recording, history and audit', () => {
 
   test('headers_only keeps status and step timings without data', async () => {
     const agent = await newAgent(p)
-    const id = await saveWorkflow(p, agent, { nodes: [node('a', 'set', { values: { secret: 's3' } }), node('o', 'output', { value: '{{ $json }}' })], connections: [edge('a', 'o')] })
+    const id = await saveWorkflow(p, agent, {
+      nodes: [node('a', 'set', { values: { secret: 's3' } }), node('o', 'output', { value: '{{ $json }}' })],
+      connections: [edge('a', 'o')],
+    })
     await setRecording('headers_only')
     try {
       const run = await start(agent, id, { input: {} })
@@ -281,7 +312,13 @@ describe('recording, history and audit', () => {
     await resume(agent, run.body.run_id, { decision: 'reject', reason: 'nope' })
     await setRecording('full')
     const audit = await p.t.request('GET', '/api/audit?action=workflow.approval', { token: p.admin })
-    expect(audit.body[0]).toMatchObject({ action: 'workflow.approval', actor_id: p.owner.id, actor_email: 'owner@example.com', target_id: run.body.run_id, details: { decision: 'reject', channel: 'api' } })
+    expect(audit.body[0]).toMatchObject({
+      action: 'workflow.approval',
+      actor_id: p.owner.id,
+      actor_email: 'owner@example.com',
+      target_id: run.body.run_id,
+      details: { decision: 'reject', channel: 'api' },
+    })
     const settings = await p.t.request('GET', '/api/audit?action=org_settings.update', { token: p.admin })
     expect(settings.body[0].details.changes.workflow_recording).toEqual({ from: 'disabled', to: 'full' })
     expect((await p.t.request('GET', '/api/audit', { token: p.owner.token })).status).toBe(403)

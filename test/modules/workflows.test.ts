@@ -8,7 +8,8 @@ beforeAll(async () => {
 })
 afterAll(() => p.t.close())
 
-const save = (agent: string, definition: unknown, token = p.owner.token, name = 'wf') => p.t.request('POST', `/api/workflows/${agent}`, { token, body: { name, definition } })
+const save = (agent: string, definition: unknown, token = p.owner.token, name = 'wf') =>
+  p.t.request('POST', `/api/workflows/${agent}`, { token, body: { name, definition } })
 const simple = { nodes: [node('a', 'set', { values: { x: 1 } }), node('out', 'output', { value: '{{ $json.x }}' })], connections: [edge('a', 'out')] }
 
 describe('definitions live in the draft and are published with the agent', () => {
@@ -18,7 +19,9 @@ describe('definitions live in the draft and are published with the agent', () =>
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({ name: 'wf', source: 'draft', definition: simple })
     const id = created.body.id
-    expect((await p.t.request('GET', `/api/workflows/${agent}`, { token: p.owner.token })).body).toEqual([expect.objectContaining({ id, name: 'wf', node_count: 2, source: 'draft' })])
+    expect((await p.t.request('GET', `/api/workflows/${agent}`, { token: p.owner.token })).body).toEqual([
+      expect.objectContaining({ id, name: 'wf', node_count: 2, source: 'draft' }),
+    ])
     const replaced = await p.t.request('PUT', `/api/workflows/${agent}/${id}`, { token: p.owner.token, body: { name: 'renamed', definition: gateFlow() } })
     expect(replaced.status).toBe(200)
     expect(replaced.body.name).toBe('renamed')
@@ -74,7 +77,11 @@ describe('validation on save answers 422 with loc inside the definition', () => 
   })
 
   test('duplicate node ids', async () => {
-    await expectIssue({ nodes: [node('a', 'set', { values: {} }), node('a', 'set', { values: {} })], connections: [] }, ['nodes', 1, 'id'], /Duplicate node id 'a'/)
+    await expectIssue(
+      { nodes: [node('a', 'set', { values: {} }), node('a', 'set', { values: {} })], connections: [] },
+      ['nodes', 1, 'id'],
+      /Duplicate node id 'a'/,
+    )
   })
 
   test('unknown node types', async () => {
@@ -90,39 +97,72 @@ describe('validation on save answers 422 with loc inside the definition', () => 
   })
 
   test('cycles other than map bodies', async () => {
-    await expectIssue({ nodes: [node('a', 'set', { values: {} }), node('b', 'set', { values: {} })], connections: [edge('a', 'b'), edge('b', 'a')] }, ['connections', 0], /Cycles are only allowed through a map/)
+    await expectIssue(
+      { nodes: [node('a', 'set', { values: {} }), node('b', 'set', { values: {} })], connections: [edge('a', 'b'), edge('b', 'a')] },
+      ['connections', 0],
+      /Cycles are only allowed through a map/,
+    )
   })
 
   test('a map body is fine; its done cannot lead back into the body', async () => {
-    const ok = { nodes: [node('m', 'map', { items: '{{ $json }}' }), node('s', 'set', { values: { v: '{{ $item }}' } }), node('o', 'output', { value: 1 })], connections: [edge('m', 's', 'loop'), edge('s', 'm'), edge('m', 'o', 'done')] }
+    const ok = {
+      nodes: [node('m', 'map', { items: '{{ $json }}' }), node('s', 'set', { values: { v: '{{ $item }}' } }), node('o', 'output', { value: 1 })],
+      connections: [edge('m', 's', 'loop'), edge('s', 'm'), edge('m', 'o', 'done')],
+    }
     expect((await save(agent, ok, p.owner.token, 'map-ok')).status).toBe(201)
     await expectIssue({ ...ok, connections: [edge('m', 's', 'loop'), edge('s', 'm'), edge('m', 's', 'done')] }, ['connections', 2], /done port/)
   })
 
   test('every {{ }} parses, located at the parameter', async () => {
-    await expectIssue({ nodes: [node('a', 'set', { values: { x: '{{ $json. }}' } })], connections: [] }, ['nodes', 0, 'params', 'values', 'x'], /does not parse/)
-    await expectIssue({ nodes: [node('a', 'set', { values: { x: 'a {{ $json.constructor }}' } })], connections: [] }, ['nodes', 0, 'params', 'values', 'x'], /not allowed/)
+    await expectIssue(
+      { nodes: [node('a', 'set', { values: { x: '{{ $json. }}' } })], connections: [] },
+      ['nodes', 0, 'params', 'values', 'x'],
+      /does not parse/,
+    )
+    await expectIssue(
+      { nodes: [node('a', 'set', { values: { x: 'a {{ $json.constructor }}' } })], connections: [] },
+      ['nodes', 0, 'params', 'values', 'x'],
+      /not allowed/,
+    )
     await expectIssue({ nodes: [node('a', 'llm', { prompt: '{{ $json' })], connections: [] }, ['nodes', 0, 'params', 'prompt'], /Unclosed/)
   })
 
   test('$steps.<id> must name an upstream node', async () => {
-    const nodes = [node('a', 'set', { values: { x: 1 } }), node('b', 'set', { values: { y: '{{ $steps.c.json.z }}' } }), node('c', 'set', { values: { z: '{{ $steps.a.json.x }}' } })]
+    const nodes = [
+      node('a', 'set', { values: { x: 1 } }),
+      node('b', 'set', { values: { y: '{{ $steps.c.json.z }}' } }),
+      node('c', 'set', { values: { z: '{{ $steps.a.json.x }}' } }),
+    ]
     await expectIssue({ nodes, connections: [edge('a', 'b'), edge('b', 'c')] }, ['nodes', 1, 'params', 'values', 'y'], /\$steps\.c is not upstream of 'b'/)
-    await expectIssue({ nodes: [node('a', 'set', { values: { y: '{{ $steps.ghost.json }}' } })], connections: [] }, ['nodes', 0, 'params', 'values', 'y'], /no node 'ghost'/)
+    await expectIssue(
+      { nodes: [node('a', 'set', { values: { y: '{{ $steps.ghost.json }}' } })], connections: [] },
+      ['nodes', 0, 'params', 'values', 'y'],
+      /no node 'ghost'/,
+    )
   })
 
   test('map.items must be an expression or a list; $item outside a map is refused', async () => {
     await expectIssue({ nodes: [node('m', 'map', { items: 5 })], connections: [] }, ['nodes', 0, 'params', 'items'], /items must be/)
-    await expectIssue({ nodes: [node('a', 'set', { values: { v: '{{ $item }}' } })], connections: [] }, ['nodes', 0, 'params', 'values', 'v'], /only inside a map body/)
+    await expectIssue(
+      { nodes: [node('a', 'set', { values: { v: '{{ $item }}' } })], connections: [] },
+      ['nodes', 0, 'params', 'values', 'v'],
+      /only inside a map body/,
+    )
   })
 
   test('no gates inside map bodies', async () => {
-    const def = { nodes: [node('m', 'map', { items: '{{ $json }}' }), node('g', 'approval'), node('s', 'set', { values: {} })], connections: [edge('m', 'g', 'loop'), edge('g', 's', 'approved'), edge('s', 'm')] }
+    const def = {
+      nodes: [node('m', 'map', { items: '{{ $json }}' }), node('g', 'approval'), node('s', 'set', { values: {} })],
+      connections: [edge('m', 'g', 'loop'), edge('g', 's', 'approved'), edge('s', 'm')],
+    }
     await expectIssue(def, ['nodes', 1], /cannot be inside a map body/)
   })
 
   test('no gates on parallel branches; exclusive if branches are fine', async () => {
-    const parallel = { nodes: [node('s', 'set', { values: {} }), node('g', 'approval'), node('b', 'set', { values: {} })], connections: [edge('s', 'g'), edge('s', 'b')] }
+    const parallel = {
+      nodes: [node('s', 'set', { values: {} }), node('g', 'approval'), node('b', 'set', { values: {} })],
+      connections: [edge('s', 'g'), edge('s', 'b')],
+    }
     await expectIssue(parallel, ['nodes', 1], /parallel branches/)
     const exclusive = {
       nodes: [node('c', 'if', { conditions: [{ left: '{{ $json.x }}', operator: 'exists' }] }), node('g', 'approval'), node('b', 'set', { values: {} })],
@@ -133,8 +173,16 @@ describe('validation on save answers 422 with loc inside the definition', () => 
 
   test('joins need two inputs; unknown if operators and bad regexes are refused', async () => {
     await expectIssue({ nodes: [node('a', 'set', { values: {} }), node('j', 'join')], connections: [edge('a', 'j')] }, ['nodes', 1], /at least 2/)
-    await expectIssue({ nodes: [node('c', 'if', { conditions: [{ left: 'a', operator: 'like', right: 'b' }] })], connections: [] }, ['nodes', 0, 'params', 'conditions', 0, 'operator'], /Unknown operator/)
-    await expectIssue({ nodes: [node('c', 'if', { conditions: [{ left: 'a', operator: 'matches_regex', right: '/(/' }] })], connections: [] }, ['nodes', 0, 'params', 'conditions', 0, 'right'], /Invalid regular expression/)
+    await expectIssue(
+      { nodes: [node('c', 'if', { conditions: [{ left: 'a', operator: 'like', right: 'b' }] })], connections: [] },
+      ['nodes', 0, 'params', 'conditions', 0, 'operator'],
+      /Unknown operator/,
+    )
+    await expectIssue(
+      { nodes: [node('c', 'if', { conditions: [{ left: 'a', operator: 'matches_regex', right: '/(/' }] })], connections: [] },
+      ['nodes', 0, 'params', 'conditions', 0, 'right'],
+      /Invalid regular expression/,
+    )
   })
 
   test('prototype keys in params and set paths are refused', async () => {

@@ -26,7 +26,10 @@ const app = new Elysia()
   .use(guard)
   .get('/plain', ({ principal }) => ({ who: principal.userId }), { auth: 'member' })
   .get('/mcp', ({ principal }) => ({ who: principal.userId }), {
-    auth: { role: 'member', challenge: (request: Request) => `Bearer resource_metadata="${new URL(request.url).origin}/.well-known/oauth-protected-resource/mcp"` },
+    auth: {
+      role: 'member',
+      challenge: (request: Request) => `Bearer resource_metadata="${new URL(request.url).origin}/.well-known/oauth-protected-resource/mcp"`,
+    },
   })
   .get('/fixed', () => ({}), { auth: { role: 'member', challenge: 'Bearer realm="agentbox"' } })
 

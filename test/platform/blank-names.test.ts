@@ -15,7 +15,11 @@ const cases: [string, string, (name: string) => unknown][] = [
   ['a task', '/api/task', (name) => ({ name, prompt: 'p' })],
   ['a personal token', '/api/auth/tokens', (name) => ({ name })],
   ['a user', '/api/users', (name) => ({ email: `u${Math.random()}@example.com`, name, password: 'a long password', role: 'member' })],
-  ['a workflow', '/api/workflows/blank-bot', (name) => ({ name, definition: { nodes: [{ id: 'a', type: 'agentbox.set', params: { values: {} } }], connections: [] } })],
+  [
+    'a workflow',
+    '/api/workflows/blank-bot',
+    (name) => ({ name, definition: { nodes: [{ id: 'a', type: 'agentbox.set', params: { values: {} } }], connections: [] } }),
+  ],
 ]
 
 describe('blank names', () => {
@@ -23,7 +27,15 @@ describe('blank names', () => {
     for (const blank of ['   ', '\t\n']) {
       const res = await t.request('POST', path, { token: adminToken, body: body(blank) })
       expect(res.status).toBe(422)
-      expect(res.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'String should have at least 1 character that is not a space', type: 'string_too_short', input: blank, ctx: { min_length: 1 } }])
+      expect(res.body.detail).toEqual([
+        {
+          loc: ['body', 'name'],
+          msg: 'String should have at least 1 character that is not a space',
+          type: 'string_too_short',
+          input: blank,
+          ctx: { min_length: 1 },
+        },
+      ])
     }
     expect((await t.request('POST', path, { token: adminToken, body: body(' x ') })).status).toBe(201)
   })

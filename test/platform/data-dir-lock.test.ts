@@ -36,7 +36,11 @@ describe('in one process', () => {
     }
     return { dataDir, database, restore }
   }
-  const bootError = (dataDir: string) => boot(dataDir).then(() => null, (error: Error) => error)
+  const bootError = (dataDir: string) =>
+    boot(dataDir).then(
+      () => null,
+      (error: Error) => error,
+    )
 
   /** The same process boots on the data dir again: the lock was given back and the database closed. */
   async function expectRetryStarts(dataDir: string) {
@@ -100,7 +104,10 @@ describe('across processes', () => {
       })
     const second = spawnSecond()
     expect(await second.exited).toBe(1)
-    const lines = (await new Response(second.stdout).text()).split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line))
+    const lines = (await new Response(second.stdout).text())
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
     const failure = lines.find((line) => line.msg === 'could not start')
     expect(failure?.error).toBe(`Port ${port} on 127.0.0.1 is already in use: stop what listens there or choose another with --port`)
     expect(failure?.stack).toBeUndefined()

@@ -135,7 +135,10 @@ describe('backups', () => {
       const target = join(tempDir(), 'nested', 'copy.db')
       backupDatabaseFile(join(t.dataDir, 'agentbox.db'), target)
       const copy = new Sqlite(target, { readonly: true })
-      expect((copy.query("SELECT email FROM users WHERE kind = 'person' ORDER BY email").all() as { email: string }[]).map((r) => r.email)).toEqual(['admin@example.com', 'm@example.com'])
+      expect((copy.query("SELECT email FROM users WHERE kind = 'person' ORDER BY email").all() as { email: string }[]).map((r) => r.email)).toEqual([
+        'admin@example.com',
+        'm@example.com',
+      ])
       expect(copy.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
       copy.close()
       expect(readdirSync(join(target, '..'))).toEqual(['copy.db'])

@@ -10,7 +10,8 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const send = (url: string, init: RequestInit = {}) => t.server.fetch(new Request(url, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } }))
+const send = (url: string, init: RequestInit = {}) =>
+  t.server.fetch(new Request(url, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } }))
 
 describe('short Host headers', () => {
   test.each(['x', 'ab', 'abc', 'x:1'])('Host %p: a prefixed path is 404, the real path is served', async (host) => {
@@ -23,7 +24,11 @@ describe('short Host headers', () => {
 
   test('https with a short host and a request with a body are re-addressed intact', async () => {
     expect((await send('https://x/zzz/api/auth/me')).status).toBe(404)
-    const login = await send('http://x/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) })
+    const login = await send('http://x/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
+    })
     expect(login.status).toBe(200)
     expect(login.headers.get('x-request-id')).toBeTruthy()
   })

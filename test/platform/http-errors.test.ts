@@ -42,7 +42,10 @@ describe('422 validation errors', () => {
   })
 
   test('strings over maxLength are string_too_long and under minLength string_too_short', async () => {
-    const res = await t.request('POST', '/api/users', { token: adminToken, body: { email: 'x@example.com', name: 'n'.repeat(201), password: 'short', role: 'member' } })
+    const res = await t.request('POST', '/api/users', {
+      token: adminToken,
+      body: { email: 'x@example.com', name: 'n'.repeat(201), password: 'short', role: 'member' },
+    })
     expect(res.status).toBe(422)
     const types = Object.fromEntries(res.body.detail.map((d: any) => [d.loc[1], d.type]))
     expect(types).toEqual({ name: 'string_too_long', password: 'string_too_short' })
@@ -77,12 +80,14 @@ describe('422 validation errors', () => {
 
 describe('query parameters', () => {
   test('a numeric query value out of bounds names its parameter in loc', async () => {
-    const app = new Elysia()
-      .use(httpPlatform({ logger: new CapturedLog(), limits: { json: 1024, upload: 2048 } }))
-      .get('/items', ({ query }) => query, { query: schema.Object({ limit: schema.Optional(schema.Numeric({ minimum: 1, maximum: 100 })), q: schema.Optional(schema.String()) }) })
+    const app = new Elysia().use(httpPlatform({ logger: new CapturedLog(), limits: { json: 1024, upload: 2048 } })).get('/items', ({ query }) => query, {
+      query: schema.Object({ limit: schema.Optional(schema.Numeric({ minimum: 1, maximum: 100 })), q: schema.Optional(schema.String()) }),
+    })
     const low = await app.handle(new Request('http://localhost/items?q=x&limit=0'))
     expect(low.status).toBe(422)
-    expect(((await low.json()) as any).detail).toEqual([{ loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal', input: 0, ctx: { ge: 1 } }])
+    expect(((await low.json()) as any).detail).toEqual([
+      { loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal', input: 0, ctx: { ge: 1 } },
+    ])
     const text = await app.handle(new Request('http://localhost/items?limit=lots'))
     expect(((await text.json()) as any).detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'float_type' })
   })
@@ -107,7 +112,10 @@ describe('unparseable bodies', () => {
   })
 
   test('invalid UTF-8 is json_invalid', async () => {
-    const res = await t.request('POST', '/api/auth/login', { rawBody: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), headers: { 'content-type': 'application/json' } })
+    const res = await t.request('POST', '/api/auth/login', {
+      rawBody: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(422)
     expect(res.body.detail[0].type).toBe('json_invalid')
   })
@@ -139,7 +147,10 @@ describe('body size limits', () => {
     const chunked = await t.request('POST', '/api/auth/login', { rawBody: stream, headers: { 'content-type': 'multipart/form-data; boundary=x' } })
     expect(chunked.status).toBe(411)
     expect(chunked.body).toEqual({ detail: 'Length Required' })
-    const big = await t.request('POST', '/api/auth/login', { rawBody: '--x--', headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(10 * 1024 * 1024 + 1) } })
+    const big = await t.request('POST', '/api/auth/login', {
+      rawBody: '--x--',
+      headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(10 * 1024 * 1024 + 1) },
+    })
     expect(big.status).toBe(413)
   })
 
@@ -176,11 +187,9 @@ describe('unknown routes and request ids', () => {
 describe('unexpected errors', () => {
   test('answer 500 with no detail of the failure, and log it with the request id', async () => {
     const log = new CapturedLog()
-    const app = new Elysia()
-      .use(httpPlatform({ logger: log, limits: { json: 1024, upload: 2048 } }))
-      .get('/boom', () => {
-        throw new Error('secret database path /var/lib/agentbox/agentbox.db')
-      })
+    const app = new Elysia().use(httpPlatform({ logger: log, limits: { json: 1024, upload: 2048 } })).get('/boom', () => {
+      throw new Error('secret database path /var/lib/agentbox/agentbox.db')
+    })
     const fetch = withRequestTracking((request) => app.handle(request), log)
     const res = await fetch(new Request('http://localhost/boom', { headers: { 'x-request-id': 'boom-1' } }))
     expect(res.headers.get('x-request-id')).toBe('boom-1')

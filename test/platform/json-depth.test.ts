@@ -25,12 +25,18 @@ describe('JSON nesting depth', () => {
   test('100,000 levels answer 422 json_invalid on ["body"] at once, and the server goes on', async () => {
     const res = await t.request('PUT', '/api/org/settings', { token: adminToken, rawBody: nested(100_000), headers: { 'content-type': 'application/json' } })
     expect(res.status).toBe(422)
-    expect(res.body.detail).toEqual([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` } }])
+    expect(res.body.detail).toEqual([
+      { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` } },
+    ])
     expect((await t.request('GET', '/api/auth/me', { token: adminToken })).status).toBe(200)
   })
 
   test('a body just within the limit reaches the route (its schema answers)', async () => {
-    const res = await t.request('PUT', '/api/org/settings', { token: adminToken, rawBody: nested(MAX_JSON_DEPTH), headers: { 'content-type': 'application/json' } })
+    const res = await t.request('PUT', '/api/org/settings', {
+      token: adminToken,
+      rawBody: nested(MAX_JSON_DEPTH),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(422)
     expect(res.body.detail[0].type).not.toBe('json_invalid')
   })

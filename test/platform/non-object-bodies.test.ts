@@ -8,7 +8,9 @@ let routes: { method: string; path: string }[]
 beforeAll(async () => {
   t = await startTestServer()
   adminToken = (await t.provision()).adminToken
-  const document = (await t.request('GET', '/api/openapi.json')).body as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> }
+  const document = (await t.request('GET', '/api/openapi.json')).body as {
+    paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>>
+  }
   routes = Object.entries(document.paths).flatMap(([path, operations]) =>
     Object.entries(operations)
       .filter(([, operation]) => operation.requestBody?.content?.['application/json'])

@@ -23,7 +23,8 @@ function* schemas(node: unknown, pointer = ''): Generator<[string, Record<string
     for (const [i, item] of node.entries()) yield* schemas(item, `${pointer}/${i}`)
   } else if (node && typeof node === 'object') {
     yield [pointer, node as Record<string, any>]
-    for (const [key, value] of Object.entries(node)) if (key !== 'enum' && key !== 'default' && key !== 'const') yield* schemas(value, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+    for (const [key, value] of Object.entries(node))
+      if (key !== 'enum' && key !== 'default' && key !== 'const') yield* schemas(value, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`)
   }
 }
 
@@ -49,7 +50,21 @@ describe('GET /api/openapi.json', () => {
 
   test('lists every foundation endpoint with its path parameters in OpenAPI form', async () => {
     const { body } = await t.request('GET', '/api/openapi.json')
-    for (const path of ['/api/health', '/api/health/live', '/api/health/ready', '/api/tenant/setup', '/api/org/apply_license', '/api/org/license', '/api/auth/login', '/api/auth/me', '/api/auth/password', '/api/auth/tokens', '/api/auth/tokens/{id}', '/api/users', '/api/users/{id}']) {
+    for (const path of [
+      '/api/health',
+      '/api/health/live',
+      '/api/health/ready',
+      '/api/tenant/setup',
+      '/api/org/apply_license',
+      '/api/org/license',
+      '/api/auth/login',
+      '/api/auth/me',
+      '/api/auth/password',
+      '/api/auth/tokens',
+      '/api/auth/tokens/{id}',
+      '/api/users',
+      '/api/users/{id}',
+    ]) {
       expect(body.paths).toHaveProperty([path])
     }
     expect(body.paths['/api/openapi.json']).toBeUndefined()
@@ -134,7 +149,8 @@ describe('the document is valid OpenAPI 3.1 (issue 14, item 21)', () => {
 
   test('request bodies keep no additionalProperties: false, since unknown fields are dropped, not refused', async () => {
     const { body } = await t.request('GET', '/api/openapi.json')
-    for (const [pointer, node] of schemas(body)) expect({ pointer, additionalProperties: node.additionalProperties === false }).toEqual({ pointer, additionalProperties: false })
+    for (const [pointer, node] of schemas(body))
+      expect({ pointer, additionalProperties: node.additionalProperties === false }).toEqual({ pointer, additionalProperties: false })
   })
 
   test('errors are documented by auth, parameters and body, with the CONTRACT §0 shapes', async () => {
@@ -150,10 +166,15 @@ describe('the document is valid OpenAPI 3.1 (issue 14, item 21)', () => {
     expect(statuses('/api/health', 'get')).toEqual(['200', '503'])
     // Declared by the route: the login throttle and bad credentials.
     const login = body.paths['/api/auth/login'].post.responses
-    expect(login['429']).toMatchObject({ headers: { 'Retry-After': expect.any(Object) }, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDetail' } } } })
+    expect(login['429']).toMatchObject({
+      headers: { 'Retry-After': expect.any(Object) },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDetail' } } },
+    })
     expect(login['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorDetail')
     expect(body.components.responses.Unauthorized.headers).toHaveProperty(['WWW-Authenticate'])
-    expect(body.components.schemas.ErrorDetail).toEqual(expect.objectContaining({ required: ['detail'], properties: { detail: expect.objectContaining({ type: 'string' }) } }))
+    expect(body.components.schemas.ErrorDetail).toEqual(
+      expect.objectContaining({ required: ['detail'], properties: { detail: expect.objectContaining({ type: 'string' }) } }),
+    )
     expect(body.components.schemas.HTTPValidationError.properties.detail.items.$ref).toBe('#/components/schemas/ValidationError')
   })
 
@@ -162,11 +183,21 @@ describe('the document is valid OpenAPI 3.1 (issue 14, item 21)', () => {
     try {
       const file = join(dir, 'openapi.json')
       writeFileSync(file, await documentText(t))
-      const lint = Bun.spawnSync([process.execPath, join(REPO, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--config', join(REPO, 'redocly.yaml'), '--format=json'], {
-        cwd: dir,
-        // No telemetry, update check or notices: the test opens no connection.
-        env: { PATH: process.env.PATH ?? '', HOME: dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true', CI: 'true' },
-      })
+      const lint = Bun.spawnSync(
+        [process.execPath, join(REPO, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--config', join(REPO, 'redocly.yaml'), '--format=json'],
+        {
+          cwd: dir,
+          // No telemetry, update check or notices: the test opens no connection.
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: dir,
+            REDOCLY_TELEMETRY: 'off',
+            REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+            REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
+            CI: 'true',
+          },
+        },
+      )
       const report = JSON.parse(lint.stdout.toString())
       expect(report.problems.map((p: any) => `${p.ruleId} ${p.location?.[0]?.pointer}: ${p.message}`)).toEqual([])
       expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })

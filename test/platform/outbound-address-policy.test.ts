@@ -27,12 +27,22 @@ describe('parsing and formatting addresses', () => {
     expect(formatIpAddress(ip(text))).toBe(formatted)
   })
 
-  test.each(['example.com', '127.1', '0177.0.0.1', '2130706433', '256.0.0.1', '1.2.3', '1::2::3', '1:2:3:4:5:6:7:8:9', 'fe80::1%eth0', '::ffff:1.2.3', '', '[::1'])(
-    '%p is not an address literal',
-    (text) => {
-      expect(parseIpAddress(text)).toBeNull()
-    },
-  )
+  test.each([
+    'example.com',
+    '127.1',
+    '0177.0.0.1',
+    '2130706433',
+    '256.0.0.1',
+    '1.2.3',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+    'fe80::1%eth0',
+    '::ffff:1.2.3',
+    '',
+    '[::1',
+  ])('%p is not an address literal', (text) => {
+    expect(parseIpAddress(text)).toBeNull()
+  })
 
   test('an IPv4-mapped address is the IPv4 address it carries', () => {
     expect(formatIpAddress(unmapIPv4(ip('::ffff:10.1.2.3')))).toBe('10.1.2.3')
@@ -87,12 +97,20 @@ describe('the address policy', () => {
     expect(reasonFor(address)).toBe(reason as never)
   })
 
-  test.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '100.128.0.1', '11.0.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])(
-    '%s is a public address',
-    (address) => {
-      expect(reasonFor(address)).toBeNull()
-    },
-  )
+  test.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '172.32.0.1',
+    '100.128.0.1',
+    '11.0.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::8.8.8.8',
+  ])('%s is a public address', (address) => {
+    expect(reasonFor(address)).toBeNull()
+  })
 })
 
 describe('allow-list entries', () => {

@@ -39,7 +39,10 @@ interface Seen {
 }
 
 /** A 127.0.0.1 server that remembers every request it got. */
-function testServer(respond: (request: Request, seen: Seen[]) => Response | Promise<Response> = () => Response.json({ ok: true }), tls?: { cert: string; key: string }) {
+function testServer(
+  respond: (request: Request, seen: Seen[]) => Response | Promise<Response> = () => Response.json({ ok: true }),
+  tls?: { cert: string; key: string },
+) {
   const seen: Seen[] = []
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -183,14 +186,21 @@ describe('refused before any connection', () => {
     },
   )
 
-  test.each(['file:///etc/passwd', 'ftp://127.0.0.1/', 'gopher://127.0.0.1:25/', 'data:text/plain,hi', 'javascript:alert(1)', 'ws://127.0.0.1/', 'not a url', '/relative/path', 'http://[fe80::1%25eth0]/'])(
-    '%s is not an http(s) URL',
-    async (url) => {
-      const { safeFetch, fetchSpy } = setUp({ allowed: '127.0.0.1' })
-      await failure(safeFetch(url), 'invalid_url')
-      expect(fetchSpy.calls).toHaveLength(0)
-    },
-  )
+  test.each([
+    'file:///etc/passwd',
+    'ftp://127.0.0.1/',
+    'gopher://127.0.0.1:25/',
+    'data:text/plain,hi',
+    'javascript:alert(1)',
+    'ws://127.0.0.1/',
+    'not a url',
+    '/relative/path',
+    'http://[fe80::1%25eth0]/',
+  ])('%s is not an http(s) URL', async (url) => {
+    const { safeFetch, fetchSpy } = setUp({ allowed: '127.0.0.1' })
+    await failure(safeFetch(url), 'invalid_url')
+    expect(fetchSpy.calls).toHaveLength(0)
+  })
 
   test('a request body over 1 MiB is refused before the name is even resolved', async () => {
     const { safeFetch, fetchSpy, resolve } = setUp()
@@ -205,7 +215,13 @@ describe('allowed destinations, reached on the checked address', () => {
     const target = testServer(() => new Response('hello', { status: 201, headers: { 'x-upstream': 'yes' } }))
     const { safeFetch } = setUp({ allowed: `127.0.0.1:${target.port}` })
     const response = await safeFetch(`${target.origin}/items?q=1`)
-    expect([response.status, response.headers.get('x-upstream'), text(response.body), response.truncated, response.redirects]).toEqual([201, 'yes', 'hello', false, 0])
+    expect([response.status, response.headers.get('x-upstream'), text(response.body), response.truncated, response.redirects]).toEqual([
+      201,
+      'yes',
+      'hello',
+      false,
+      0,
+    ])
     expect(target.seen[0]?.path).toBe('/items?q=1')
   })
 
@@ -293,7 +309,10 @@ describe('allowed destinations, reached on the checked address', () => {
 })
 
 describe('redirects', () => {
-  const redirectTo = (location: string, status = 302) => () => new Response(null, { status, headers: { location } })
+  const redirectTo =
+    (location: string, status = 302) =>
+    () =>
+      new Response(null, { status, headers: { location } })
 
   test.each([
     ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
@@ -320,7 +339,9 @@ describe('redirects', () => {
       new URL(request.url).pathname === '/bounce' ? new Response(null, { status: 307, headers: { location: `${start.origin}/back` } }) : Response.json({}),
     )
     const start = testServer((request) =>
-      new URL(request.url).pathname === '/' ? new Response(null, { status: 307, headers: { location: `${other.origin}/bounce?api_key=SECRET-Q&keep=1` } }) : Response.json({}),
+      new URL(request.url).pathname === '/'
+        ? new Response(null, { status: 307, headers: { location: `${other.origin}/bounce?api_key=SECRET-Q&keep=1` } })
+        : Response.json({}),
     )
     const { safeFetch } = setUp({ allowed: '127.0.0.1' })
     const request: OutboundRequest = {
@@ -341,9 +362,16 @@ describe('redirects', () => {
   })
 
   test('a same-origin 307 keeps the method, the body and the credentials', async () => {
-    const target = testServer((request) => (new URL(request.url).pathname === '/old' ? new Response(null, { status: 307, headers: { location: '/new' } }) : Response.json({})))
+    const target = testServer((request) =>
+      new URL(request.url).pathname === '/old' ? new Response(null, { status: 307, headers: { location: '/new' } }) : Response.json({}),
+    )
     const { safeFetch } = setUp({ allowed: '127.0.0.1' })
-    await safeFetch(`${target.origin}/old`, { method: 'PUT', body: 'payload', headers: { authorization: 'Bearer t', 'x-api-key': 'k' }, secretHeaders: ['x-api-key'] })
+    await safeFetch(`${target.origin}/old`, {
+      method: 'PUT',
+      body: 'payload',
+      headers: { authorization: 'Bearer t', 'x-api-key': 'k' },
+      secretHeaders: ['x-api-key'],
+    })
     expect(target.seen.map((seen) => [seen.path, seen.method, seen.body, seen.headers.get('authorization'), seen.headers.get('x-api-key')])).toEqual([
       ['/old', 'PUT', 'payload', 'Bearer t', 'k'],
       ['/new', 'PUT', 'payload', 'Bearer t', 'k'],
@@ -361,7 +389,9 @@ describe('redirects', () => {
     [307, 'POST', 'POST', 'data'],
     [308, 'POST', 'POST', 'data'],
   ])('%d after %s continues as %s', async (status, method, nextMethod, nextBody) => {
-    const target = testServer((request) => (new URL(request.url).pathname === '/form' ? new Response(null, { status, headers: { location: '/done' } }) : new Response('ok')))
+    const target = testServer((request) =>
+      new URL(request.url).pathname === '/form' ? new Response(null, { status, headers: { location: '/done' } }) : new Response('ok'),
+    )
     const { safeFetch } = setUp({ allowed: '127.0.0.1' })
     await safeFetch(`${target.origin}/form`, { method, body: method === 'HEAD' ? null : 'data', headers: { 'content-type': 'text/plain' } })
     const second = target.seen[1]!
@@ -377,7 +407,9 @@ describe('redirects', () => {
     await failure(safeFetch(loop.origin, { maxRedirects: 0 }), 'too_many_redirects')
     expect(loop.seen).toHaveLength(7)
 
-    const fiveThenDone = testServer((_, seen) => (seen.length <= 5 ? new Response(null, { status: 301, headers: { location: `/hop${seen.length}` } }) : new Response('done')))
+    const fiveThenDone = testServer((_, seen) =>
+      seen.length <= 5 ? new Response(null, { status: 301, headers: { location: `/hop${seen.length}` } }) : new Response('done'),
+    )
     const response = await safeFetch(fiveThenDone.origin)
     expect([text(response.body), response.redirects, new URL(response.url).pathname]).toEqual(['done', 5, '/hop5'])
   })
@@ -504,7 +536,14 @@ describe('errors carry no secrets', () => {
         ),
       ),
     )
-    expect(failures.map((error) => error.code)).toEqual(['destination_not_allowed', 'unreachable', 'too_many_redirects', 'timeout', 'invalid_url', 'invalid_url'])
+    expect(failures.map((error) => error.code)).toEqual([
+      'destination_not_allowed',
+      'unreachable',
+      'too_many_redirects',
+      'timeout',
+      'invalid_url',
+      'invalid_url',
+    ])
     for (const error of failures) {
       const shown = [error.message, String(error.reason), String(error), JSON.stringify(error), Bun.inspect(error), String(error.cause)].join('\n')
       expect(shown).not.toMatch(/SECRET|secret-host|10\.9\.8\.7|127\.0\.0\.1/)

@@ -11,7 +11,13 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const get = (path: string) => t.server.fetch(new Request(`http://localhost${path}`))
-const directives = (res: Response) => new Map((res.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]))
+const directives = (res: Response) =>
+  new Map(
+    (res.headers.get('content-security-policy') ?? '')
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name!, values]),
+  )
 
 describe('page security headers', () => {
   test.each(['/', '/overview', '/settings/tokens', '/api/docs'])('%s: CSP without inline scripts, never framed, no referrer, nosniff', async (path) => {

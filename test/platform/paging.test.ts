@@ -29,7 +29,13 @@ describe('paging on every list route', () => {
     ['limit=1e308', [['query.limit', 'less_than_equal']]],
     ['offset=1e308', [['query.offset', 'less_than_equal']]],
     ['offset=9007199254740992', [['query.offset', 'less_than_equal']]],
-    ['limit=0&offset=-1', [['query.limit', 'greater_than_equal'], ['query.offset', 'greater_than_equal']]],
+    [
+      'limit=0&offset=-1',
+      [
+        ['query.limit', 'greater_than_equal'],
+        ['query.offset', 'greater_than_equal'],
+      ],
+    ],
     ['limit=abc', [['query.limit', 'int_type']]],
     ['limit=', [['query.limit', 'int_type']]],
   ] as const)('%s is a 422 naming each bad field', async (query, detail) => {
@@ -46,7 +52,8 @@ describe('paging on every list route', () => {
   })
 
   test('capped lists refuse more than 500 per page; agents and versions have no cap', async () => {
-    for (const path of ['/api/tasks', '/api/workflows/pager/runs', '/api/audit']) expect((await issue(path, 'limit=501')).detail).toEqual([['query.limit', 'less_than_equal']])
+    for (const path of ['/api/tasks', '/api/workflows/pager/runs', '/api/audit'])
+      expect((await issue(path, 'limit=501')).detail).toEqual([['query.limit', 'less_than_equal']])
     for (const path of ['/api/agents', '/api/agents/pager/versions']) expect((await issue(path, 'limit=501')).status).toBe(200)
   })
 })

@@ -26,7 +26,11 @@ describe('the checker', () => {
     },
     components: {
       schemas: {
-        Thing: { type: 'object', required: ['id', 'ran'], properties: { id: { type: 'string' }, ran: { type: ['string', 'null'], enum: ['yes', 'no', null] }, at: { type: 'string', format: 'date-time' } } },
+        Thing: {
+          type: 'object',
+          required: ['id', 'ran'],
+          properties: { id: { type: 'string' }, ran: { type: ['string', 'null'], enum: ['yes', 'no', null] }, at: { type: 'string', format: 'date-time' } },
+        },
         ErrorDetail: { type: 'object', required: ['detail'], properties: { detail: { type: 'string' } } },
       },
       responses: {
@@ -52,10 +56,14 @@ describe('the checker', () => {
 
   test('refuses an undocumented status, a missing documented header, a body on a no-content response and a wrong content type', () => {
     expect(checker.problems('GET', '/things/1', json(409, { detail: 'x' }))[0]).toContain('status 409 is not documented for GET /things/{id}')
-    expect(checker.problems('GET', '/things/1', json(401, { detail: 'Not authenticated' }))).toEqual(['status 401 lacks its documented WWW-Authenticate header'])
+    expect(checker.problems('GET', '/things/1', json(401, { detail: 'Not authenticated' }))).toEqual([
+      'status 401 lacks its documented WWW-Authenticate header',
+    ])
     expect(checker.problems('GET', '/things/1', json(401, { detail: 'Not authenticated' }, { 'www-authenticate': 'Bearer' }))).toEqual([])
     expect(checker.problems('DELETE', '/things/1', json(204, { gone: true }))[0]).toContain('documented without a body')
-    expect(checker.problems('GET', '/things/1', { status: 200, headers: new Headers({ 'content-type': 'text/plain' }), text: '{}' })[0]).toContain('should be application/json')
+    expect(checker.problems('GET', '/things/1', { status: 200, headers: new Headers({ 'content-type': 'text/plain' }), text: '{}' })[0]).toContain(
+      'should be application/json',
+    )
   })
 
   test('a static segment wins over a parameter, as in the router', () => {

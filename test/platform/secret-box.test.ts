@@ -106,7 +106,9 @@ describe('tampering and misuse', () => {
     const envelope = box.seal('{"password":"pw"}', AAD)
     const tagStart = Buffer.from(envelope.split(':')[3]!, 'base64url').length - 16
     for (const tampered of [flipBit(envelope, 3, 0), flipBit(envelope, 3, tagStart), flipBit(envelope, 3, tagStart + 15), flipBit(envelope, 2, 5)]) {
-      expect(boxError(() => box.open(tampered, AAD), 'undecryptable').message).toBe('the stored secret does not decrypt: it was altered, or it belongs to another owner')
+      expect(boxError(() => box.open(tampered, AAD), 'undecryptable').message).toBe(
+        'the stored secret does not decrypt: it was altered, or it belongs to another owner',
+      )
     }
   })
 
@@ -125,14 +127,20 @@ describe('tampering and misuse', () => {
     expect(error.message).toContain('"notakey"')
   })
 
-  test.each(['', 'plain text', 'v2:k:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA', 'v1:k:AAAA:AAAAAAAAAAAAAAAAAAAAAA', 'v1:k:AAAAAAAAAAAAAAAA:AAAA', 'v1::AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA', 'v1:k:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:extra', 'v1:k:AAAAAAAAAAAA!AAA:AAAAAAAAAAAAAAAAAAAAAA'])(
-    '%p is malformed',
-    (value) => {
-      const { box } = freshBox()
-      box.seal('x', AAD)
-      boxError(() => box.open(value, AAD), 'malformed')
-    },
-  )
+  test.each([
+    '',
+    'plain text',
+    'v2:k:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA',
+    'v1:k:AAAA:AAAAAAAAAAAAAAAAAAAAAA',
+    'v1:k:AAAAAAAAAAAAAAAA:AAAA',
+    'v1::AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA',
+    'v1:k:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:extra',
+    'v1:k:AAAAAAAAAAAA!AAA:AAAAAAAAAAAAAAAAAAAAAA',
+  ])('%p is malformed', (value) => {
+    const { box } = freshBox()
+    box.seal('x', AAD)
+    boxError(() => box.open(value, AAD), 'malformed')
+  })
 })
 
 describe('a missing or damaged key file', () => {

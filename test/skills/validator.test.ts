@@ -49,9 +49,13 @@ describe('every result', () => {
   test('size warnings name the measured size', () => {
     const lines = Array.from({ length: 501 }, (_, i) => `l${i}`).join('\n')
     const result = validateSkill(`---\nname: a\ndescription: b\n---\n${lines}`)
-    expect(result.warnings).toEqual([{ field: null, code: 'body_too_many_lines', message: 'SKILL.md body is 501 lines (the specification recommends under 500)' }])
+    expect(result.warnings).toEqual([
+      { field: null, code: 'body_too_many_lines', message: 'SKILL.md body is 501 lines (the specification recommends under 500)' },
+    ])
     const long = validateSkill(`---\nname: a\ndescription: b\n---\n${'x'.repeat(40_000)}`)
-    expect(long.warnings).toEqual([{ field: null, code: 'body_too_many_tokens', message: 'SKILL.md body is about 10000 tokens (the specification recommends under 5000)' }])
+    expect(long.warnings).toEqual([
+      { field: null, code: 'body_too_many_tokens', message: 'SKILL.md body is about 10000 tokens (the specification recommends under 5000)' },
+    ])
   })
 
   test('a 300 KB SKILL.md validates, with the size warnings', () => {
@@ -101,7 +105,10 @@ describe('limits and linear work (issue 14, item 4)', () => {
     const cases = {
       keys: [under((i) => `k${i}: v`), 'fields_unexpected'],
       duplicates: [under(() => 'k: v'), 'yaml_duplicate_key'],
-      aliases: [`---\nname: &n a\ndescription: b\nmetadata:\n${Array.from({ length: 2500 }, (_, i) => `  k${i}: *n`).join('\n')}\n---\n`, 'metadata_too_many_entries'],
+      aliases: [
+        `---\nname: &n a\ndescription: b\nmetadata:\n${Array.from({ length: 2500 }, (_, i) => `  k${i}: *n`).join('\n')}\n---\n`,
+        'metadata_too_many_entries',
+      ],
       brokenLines: [under(() => 'a: b: c'), 'yaml_invalid'],
       // The YAML parser gives up on such nesting (its stack), which is reported, not thrown.
       nesting: [`---\nname: a\ndescription: b\nmetadata: ${'['.repeat(14_000)}${']'.repeat(14_000)}\n---\n`, 'yaml_invalid'],

@@ -18,7 +18,8 @@ describe('expression budget', () => {
   test('a dry run doing ~1,500 split() calls on a 900 KB text fails with expression_budget_exceeded instead of running for seconds', async () => {
     const agent = await newAgent(p)
     // 300 values × 5 splits of a 900 KB text: 1,500 splits of ~450,000 pieces each (about 20 s of blocking before the fix).
-    const expr = '{{ length(split($json.s, ",")) + length(split($json.s, ",")) + length(split($json.s, ",")) + length(split($json.s, ",")) + length(split($json.s, ",")) }}'
+    const expr =
+      '{{ length(split($json.s, ",")) + length(split($json.s, ",")) + length(split($json.s, ",")) + length(split($json.s, ",")) + length(split($json.s, ",")) }}'
     const values = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`v${i}`, expr]))
     const id = await saveWorkflow(p, agent, { nodes: [node('heavy', 'set', { values })], connections: [] })
     const res = await start(agent, id, { dry_run: true, input: { s: 'a,'.repeat(450_000) } })
@@ -31,7 +32,11 @@ describe('expression budget', () => {
   test('the budget is per run: it holds across steps and map iterations, and ordinary runs are far below it', async () => {
     const agent = await newAgent(p)
     const def = {
-      nodes: [node('m', 'map', { items: '{{ $json.xs }}' }), node('s', 'set', { values: { n: '{{ length(split($run.input.s, ",")) }}' } }), node('o', 'output', { value: '{{ length($json) }}' })],
+      nodes: [
+        node('m', 'map', { items: '{{ $json.xs }}' }),
+        node('s', 'set', { values: { n: '{{ length(split($run.input.s, ",")) }}' } }),
+        node('o', 'output', { value: '{{ length($json) }}' }),
+      ],
       connections: [edge('m', 's', 'loop'), edge('s', 'm'), edge('m', 'o', 'done')],
       settings: { max_steps: 5000 },
     }
@@ -105,7 +110,11 @@ describe('yielding and run time', () => {
   test('a heavy run gives the event loop turns while it executes (timers fire; a request would be served)', async () => {
     const agent = await newAgent(p)
     const def = {
-      nodes: [node('m', 'map', { items: '{{ $json.xs }}' }), node('s', 'set', { values: { n: '{{ length(split($run.input.s, ",")) + $item }}' } }), node('o', 'output', { value: '{{ length($json) }}' })],
+      nodes: [
+        node('m', 'map', { items: '{{ $json.xs }}' }),
+        node('s', 'set', { values: { n: '{{ length(split($run.input.s, ",")) + $item }}' } }),
+        node('o', 'output', { value: '{{ length($json) }}' }),
+      ],
       connections: [edge('m', 's', 'loop'), edge('s', 'm'), edge('m', 'o', 'done')],
       settings: { max_steps: 20_000 },
     }

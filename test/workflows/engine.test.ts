@@ -6,7 +6,8 @@ import { WorkflowExecutor, type EngineHost, type LlmCall } from '../../src/modul
 import { StepError } from '../../src/modules/workflows/engine/errors.ts'
 import type { StepTrace } from '../../src/modules/workflows/engine/trace.ts'
 
-const n = (id: string, type: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({ id, type: `agentbox.${type}`, params, ...extra }) as WorkflowDefinition['nodes'][number]
+const n = (id: string, type: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+  ({ id, type: `agentbox.${type}`, params, ...extra }) as WorkflowDefinition['nodes'][number]
 const e = (from: string, to: string, port?: string) => (port ? { from, port, to } : { from, to })
 
 function host(options: { llm?: (call: LlmCall, attempt: number) => string; tick?: number; stepData?: Record<string, unknown> } = {}) {
@@ -27,7 +28,14 @@ function host(options: { llm?: (call: LlmCall, attempt: number) => string; tick?
 async function run(definition: WorkflowDefinition, input: unknown, options: Parameters<typeof host>[0] = {}) {
   expect(validateDefinition(definition)).toEqual([])
   const { h, traces, calls } = host(options)
-  const info = { id: 'r1', input, started_at: '2030-01-01T00:00:00.000Z', starter: 'u1', dry_run: false, workflow: { id: 'w', name: 'w', version: 1, agent: 'a' } }
+  const info = {
+    id: 'r1',
+    input,
+    started_at: '2030-01-01T00:00:00.000Z',
+    starter: 'u1',
+    dry_run: false,
+    workflow: { id: 'w', name: 'w', version: 1, agent: 'a' },
+  }
   const outcome = await new WorkflowExecutor(definition, info, h).start()
   return { outcome, traces, calls }
 }
@@ -53,7 +61,13 @@ describe('branches and joins', () => {
 
   test('a join waits for every parallel branch and keys outputs by source in edge order', async () => {
     const parallel: WorkflowDefinition = {
-      nodes: [n('start', 'set', { values: { x: 1 } }), n('a', 'set', { values: { a: 1 } }, {}), n('b', 'llm', { prompt: 'p{{ $json.x }}' }), n('j', 'join'), n('out', 'output', { value: '{{ $json }}' })],
+      nodes: [
+        n('start', 'set', { values: { x: 1 } }),
+        n('a', 'set', { values: { a: 1 } }, {}),
+        n('b', 'llm', { prompt: 'p{{ $json.x }}' }),
+        n('j', 'join'),
+        n('out', 'output', { value: '{{ $json }}' }),
+      ],
       connections: [e('start', 'a'), e('start', 'b'), e('a', 'j'), e('b', 'j'), e('j', 'out')],
     }
     const { outcome } = await run(parallel, {})
@@ -73,7 +87,11 @@ describe('map', () => {
 
   test('done receives the iteration results in input order', async () => {
     const { outcome, traces } = await run(mapFlow(), { xs: [1, 2, 5] })
-    expect(outcome.kind === 'finished' && outcome.result).toEqual([{ v: 10, i: 0 }, { v: 5, i: 1 }, { v: 2, i: 2 }])
+    expect(outcome.kind === 'finished' && outcome.result).toEqual([
+      { v: 10, i: 0 },
+      { v: 5, i: 1 },
+      { v: 2, i: 2 },
+    ])
     expect(traces.filter((t) => t.node_id === 'calc').map((t) => t.iteration)).toEqual([[0], [1], [2]])
   })
 
@@ -84,7 +102,10 @@ describe('map', () => {
 
   test('on_item_error null and skip keep or drop a failed item; stop fails the map', async () => {
     expect(((await run(mapFlow('null'), { xs: [1, 'x', 2] })).outcome as any).result).toEqual([{ v: 10, i: 0 }, null, { v: 5, i: 2 }])
-    expect(((await run(mapFlow('skip'), { xs: [1, 'x', 2] })).outcome as any).result).toEqual([{ v: 10, i: 0 }, { v: 5, i: 2 }])
+    expect(((await run(mapFlow('skip'), { xs: [1, 'x', 2] })).outcome as any).result).toEqual([
+      { v: 10, i: 0 },
+      { v: 5, i: 2 },
+    ])
     const stopped = (await run(mapFlow('stop'), { xs: [1, 'x'] })).outcome as any
     expect(stopped.status).toBe('failed')
     expect(stopped.error.code).toBe('item_failed')
@@ -98,7 +119,11 @@ describe('map', () => {
 
 describe('on_error and retries', () => {
   const failing = (onError: string): WorkflowDefinition => ({
-    nodes: [n('bad', 'set', { values: { v: '{{ to_number("x") }}' } }, { on_error: onError }), n('fallback', 'set', { values: { handled: true } }), n('out', 'output', { value: '{{ $json }}' })],
+    nodes: [
+      n('bad', 'set', { values: { v: '{{ to_number("x") }}' } }, { on_error: onError }),
+      n('fallback', 'set', { values: { handled: true } }),
+      n('out', 'output', { value: '{{ $json }}' }),
+    ],
     connections: onError === 'error_output' ? [e('bad', 'fallback', 'error'), e('fallback', 'out')] : [e('bad', 'out')],
   })
 
@@ -118,11 +143,31 @@ describe('on_error and retries', () => {
   })
 
   test('retryable model errors are retried before on_error applies; others are not', async () => {
-    const flow: WorkflowDefinition = { nodes: [n('ask', 'llm', { prompt: 'x' }, { retry: { max_tries: 3, wait_ms: 0 } }), n('out', 'output', { value: '{{ $json.text }}' })], connections: [e('ask', 'out')] }
-    const flaky = await run(flow, {}, { llm: (_c, attempt) => { if (attempt < 3) throw new StepError('llm_error', 'answered HTTP 503', true); return 'ok' } })
+    const flow: WorkflowDefinition = {
+      nodes: [n('ask', 'llm', { prompt: 'x' }, { retry: { max_tries: 3, wait_ms: 0 } }), n('out', 'output', { value: '{{ $json.text }}' })],
+      connections: [e('ask', 'out')],
+    }
+    const flaky = await run(
+      flow,
+      {},
+      {
+        llm: (_c, attempt) => {
+          if (attempt < 3) throw new StepError('llm_error', 'answered HTTP 503', true)
+          return 'ok'
+        },
+      },
+    )
     expect((flaky.outcome as any).result).toBe('ok')
     expect(flaky.traces.find((t) => t.node_id === 'ask')!.attempts).toHaveLength(2)
-    const fatal = await run(flow, {}, { llm: () => { throw new StepError('llm_error', 'answered HTTP 401') } })
+    const fatal = await run(
+      flow,
+      {},
+      {
+        llm: () => {
+          throw new StepError('llm_error', 'answered HTTP 401')
+        },
+      },
+    )
     expect(fatal.calls()).toBe(1)
     expect((fatal.outcome as any).status).toBe('failed')
   })

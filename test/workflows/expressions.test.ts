@@ -5,7 +5,19 @@ import { resolveString, resolveValue, splitTemplate } from '../../src/modules/wo
 import { testCondition } from '../../src/modules/workflows/engine/conditions.ts'
 
 const scope = {
-  $json: { a: { b: 1 }, zero: 0, empty: '', nil: null, s: 'Hello World', list: [{ id: 1, user: { name: 'ann' } }, { id: 2, user: { name: 'bob' } }, { id: 3, user: { name: 'ann' } }], nums: [3, 1, 2] },
+  $json: {
+    a: { b: 1 },
+    zero: 0,
+    empty: '',
+    nil: null,
+    s: 'Hello World',
+    list: [
+      { id: 1, user: { name: 'ann' } },
+      { id: 2, user: { name: 'bob' } },
+      { id: 3, user: { name: 'ann' } },
+    ],
+    nums: [3, 1, 2],
+  },
   $steps: { prep: { json: { total: 42 } } },
   $run: { input: { q: 'x' } },
   $item: { n: 7 },

@@ -36,7 +36,12 @@ export async function saveWorkflow(p: People, agent: string, definition: unknown
   return res.body.id
 }
 
-export const node = (id: string, type: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({ id, type: `agentbox.${type}`, params, ...extra })
+export const node = (id: string, type: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+  id,
+  type: `agentbox.${type}`,
+  params,
+  ...extra,
+})
 export const edge = (from: string, to: string, port?: string) => (port ? { from, port, to } : { from, to })
 
 /** input → gate → output: the smallest workflow with an approval gate. */

@@ -4,7 +4,8 @@ import type { WorkflowDefinition } from '../../src/modules/workflows/definition/
 import { validateDefinition } from '../../src/modules/workflows/definition/validate.ts'
 import { WorkflowExecutor, type EngineHost } from '../../src/modules/workflows/engine/executor.ts'
 
-const n = (id: string, type: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({ id, type: `agentbox.${type}`, params, ...extra }) as WorkflowDefinition['nodes'][number]
+const n = (id: string, type: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+  ({ id, type: `agentbox.${type}`, params, ...extra }) as WorkflowDefinition['nodes'][number]
 const e = (from: string, to: string, port?: string) => (port ? { from, port, to } : { from, to })
 
 const host: EngineHost = {
@@ -15,7 +16,14 @@ const host: EngineHost = {
   sleep: async () => {},
   callLlm: async () => ({ text: '', provider: 'mock', model: 'mock' }),
 }
-const info = { id: 'r1', input: {}, started_at: '2030-01-01T00:00:00.000Z', starter: 'u1', dry_run: false, workflow: { id: 'w', name: 'w', version: 1, agent: 'a' } }
+const info = {
+  id: 'r1',
+  input: {},
+  started_at: '2030-01-01T00:00:00.000Z',
+  starter: 'u1',
+  dry_run: false,
+  workflow: { id: 'w', name: 'w', version: 1, agent: 'a' },
+}
 const run = (definition: WorkflowDefinition, input: unknown) => new WorkflowExecutor(definition, { ...info, input }, host).start()
 
 const mapWithErrorOutput: WorkflowDefinition = {
@@ -43,6 +51,10 @@ describe('map error and done ports', () => {
       nodes: [n('start', 'set', { values: {} }), n('m', 'map', { items: '{{ [1] }}' }), n('a', 'output', { value: 1 }), n('b', 'output', { value: 2 })],
       connections: [e('start', 'm'), e('start', 'b'), e('m', 'a', 'done')],
     }
-    expect(validateDefinition(parallel).map((i) => i.msg).join()).toMatch(/parallel branches/)
+    expect(
+      validateDefinition(parallel)
+        .map((i) => i.msg)
+        .join(),
+    ).toMatch(/parallel branches/)
   })
 })

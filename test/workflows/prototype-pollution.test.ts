@@ -5,7 +5,14 @@ import { WorkflowExecutor, type EngineHost } from '../../src/modules/workflows/e
 import { edge, newAgent, node, saveWorkflow, setup, type People } from './helpers.ts'
 
 /** Own keys of the prototypes a polluting write would land on, taken before anything hostile runs. */
-const watched = () => [Object.prototype, Object.prototype.toString, Object.prototype.hasOwnProperty, Object.prototype.valueOf, Array.prototype, Function.prototype]
+const watched = () => [
+  Object.prototype,
+  Object.prototype.toString,
+  Object.prototype.hasOwnProperty,
+  Object.prototype.valueOf,
+  Array.prototype,
+  Function.prototype,
+]
 const snapshot = () => watched().map((target) => Reflect.ownKeys(target).map(String).sort())
 const before = snapshot()
 
@@ -77,7 +84,12 @@ describe('hostile workflows leave every prototype untouched', () => {
     })
     const waiting = await run(agent, id, { input: { v: 2 } })
     expect(waiting.body.status).toBe('waiting_human')
-    const resume = (rawBody: string) => p.t.request('POST', `/api/workflows/${agent}/runs/${waiting.body.run_id}/resume`, { token: p.owner.token, rawBody, headers: { 'content-type': 'application/json' } })
+    const resume = (rawBody: string) =>
+      p.t.request('POST', `/api/workflows/${agent}/runs/${waiting.body.run_id}/resume`, {
+        token: p.owner.token,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      })
     for (const edits of ['{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '{"a":{"__proto__":{"x":1}}}']) {
       const refused = await resume(`{"decision":"approve","edits":${edits}}`)
       expect(refused.status).toBe(422)
@@ -87,7 +99,11 @@ describe('hostile workflows leave every prototype untouched', () => {
     expect(resumed.status).toBe(200)
     expect(resumed.body).toMatchObject({ status: 'succeeded', result: { steps: { a: { b: 2 } }, gate: { a: { b: 2, c: 3 } } } })
     expectPrototypesUntouched()
-    const dry = await run(agent, id, { input: { v: 3 }, dry_run: true, step_data: JSON.parse('{"gate":{"decision":"approve","edits":{"__proto__":{"polluted":true}}},"__proto__":{"polluted":true}}') })
+    const dry = await run(agent, id, {
+      input: { v: 3 },
+      dry_run: true,
+      step_data: JSON.parse('{"gate":{"decision":"approve","edits":{"__proto__":{"polluted":true}}},"__proto__":{"polluted":true}}'),
+    })
     expect(dry.body.status).toBe('succeeded')
     expectPrototypesUntouched()
   })
@@ -104,7 +120,14 @@ describe('the engine refuses a stored definition with an unsafe id', () => {
       sleep: async () => {},
       callLlm: async () => ({ text: '', provider: 'mock', model: 'mock' }),
     }
-    const info = { id: 'r1', input: {}, started_at: '2030-01-01T00:00:00.000Z', starter: 'u1', dry_run: false, workflow: { id: 'w', name: 'w', version: 1, agent: 'a' } }
+    const info = {
+      id: 'r1',
+      input: {},
+      started_at: '2030-01-01T00:00:00.000Z',
+      starter: 'u1',
+      dry_run: false,
+      workflow: { id: 'w', name: 'w', version: 1, agent: 'a' },
+    }
     const outcome = await new WorkflowExecutor(definition, info, host).start()
     expect(outcome).toMatchObject({ kind: 'finished', status: 'failed', error: { code: 'invalid_definition' } })
     expectPrototypesUntouched()

@@ -46,7 +46,10 @@ describe('over HTTP', () => {
     const agent = await newAgent(p)
     const res = await p.t.request('POST', `/api/workflows/${agent}`, {
       token: p.owner.token,
-      body: { name: 'f', definition: { nodes: [node('c', 'if', { conditions: [{ left: 'a', operator: 'matches_regex', right: '(a)\\1' }] })], connections: [] } },
+      body: {
+        name: 'f',
+        definition: { nodes: [node('c', 'if', { conditions: [{ left: 'a', operator: 'matches_regex', right: '(a)\\1' }] })], connections: [] },
+      },
     })
     expect(res.status).toBe(422)
     expect(res.body.detail[0].loc).toEqual(['body', 'definition', 'nodes', 0, 'params', 'conditions', 0, 'right'])

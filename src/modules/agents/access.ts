@@ -39,7 +39,13 @@ async function findRow(db: Kysely<Database>, key: Key, principal: Principal): Pr
  * The agent `name` as `principal` may see it, or the error to answer: 404 when the caller may not see it
  * (so its existence does not leak), 403 when they may see it but `need` is `own` and they are not an owner.
  */
-export async function authorizeAgent(db: Kysely<Database>, name: string, principal: Principal, need: AgentNeed = 'use', forbiddenDetail = OWNERS_ONLY): Promise<AgentRow> {
+export async function authorizeAgent(
+  db: Kysely<Database>,
+  name: string,
+  principal: Principal,
+  need: AgentNeed = 'use',
+  forbiddenDetail = OWNERS_ONLY,
+): Promise<AgentRow> {
   const row = await findRow(db, { name }, principal)
   if (!row) throw notFound(AGENT_NOT_FOUND)
   if (need === 'own' && row.role !== 'owner') throw forbidden(forbiddenDetail)

@@ -61,7 +61,9 @@ export async function writeDraft(trx: Kysely<Database>, agentId: string, documen
   const json = serialiseDocument(document)
   const bytes = Buffer.byteLength(json)
   if (bytes > MAX_DRAFT_BYTES) {
-    throw tooLarge(`The agent's draft would be ${Math.ceil(bytes / 1024)} KiB; a draft may hold at most ${MAX_DRAFT_BYTES / 1024 / 1024} MiB (remove workflows or skills it no longer needs)`)
+    throw tooLarge(
+      `The agent's draft would be ${Math.ceil(bytes / 1024)} KiB; a draft may hold at most ${MAX_DRAFT_BYTES / 1024 / 1024} MiB (remove workflows or skills it no longer needs)`,
+    )
   }
   // Hash what a later read will see (JSON drops undefined and the like), so publish computes the same hash from the stored text.
   const hash = documentHash(parseDocument(json))

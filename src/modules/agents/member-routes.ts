@@ -28,7 +28,15 @@ export function memberRoutes(guard: AuthGuard, store: AgentsStore) {
         params: AgentParams,
         body: PutMemberBody,
         response: { 200: Member, 201: Member },
-        detail: { tags, summary: 'Share with a user by e-mail, or change their role (owners)', description: '201 when added, 200 when an existing member got the given role.', responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The change would leave the agent without an owner' } } },
+        detail: {
+          tags,
+          summary: 'Share with a user by e-mail, or change their role (owners)',
+          description: '201 when added, 200 when an existing member got the given role.',
+          responses: {
+            403: { description: 'The caller is not an owner of the agent' },
+            409: { description: 'The change would leave the agent without an owner' },
+          },
+        },
       },
     )
     .delete(
@@ -37,6 +45,15 @@ export function memberRoutes(guard: AuthGuard, store: AgentsStore) {
         await removeMember(store, principal, params.name, params.user_id)
         set.status = 204
       },
-      { auth: 'member', params: MemberParams, response: { 204: NoContent }, detail: { tags, summary: 'Remove a member (owners; anyone may remove themselves); the last owner stays', responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The member is the last owner' } } } },
+      {
+        auth: 'member',
+        params: MemberParams,
+        response: { 204: NoContent },
+        detail: {
+          tags,
+          summary: 'Remove a member (owners; anyone may remove themselves); the last owner stays',
+          responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The member is the last owner' } },
+        },
+      },
     )
 }

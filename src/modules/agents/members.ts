@@ -39,7 +39,12 @@ function membersQuery(db: Kysely<Database>, agentId: string) {
 }
 
 async function ownerCount(db: Kysely<Database>, agentId: string): Promise<number> {
-  const row = await db.selectFrom('agent_members').select((eb) => eb.fn.countAll<number>().as('n')).where('agent_id', '=', agentId).where('role', '=', 'owner').executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('agent_members')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('agent_id', '=', agentId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -55,7 +60,12 @@ export async function listMembers(db: Kysely<Database>, principal: Principal, na
  * Adds a member, or changes the role of one already there (so the call is idempotent). Only active people can be
  * added; demoting the last owner is 409. `created` tells a new membership from a change.
  */
-export async function putMember(store: AgentsStore, principal: Principal, name: string, change: MemberChange): Promise<{ member: MemberRecord; created: boolean }> {
+export async function putMember(
+  store: AgentsStore,
+  principal: Principal,
+  name: string,
+  change: MemberChange,
+): Promise<{ member: MemberRecord; created: boolean }> {
   return inTransaction(store.db, async (trx) => {
     const agent = await authorizeAgent(trx, name, principal, 'own')
     const email = change.email.trim().toLowerCase()
@@ -65,9 +75,17 @@ export async function putMember(store: AgentsStore, principal: Principal, name: 
     if (existing?.role === 'owner' && change.role !== 'owner' && (await ownerCount(trx, agent.id)) <= 1) throw conflict(LAST_OWNER)
     const now = isoTime(store.clock.now())
     if (!existing) {
-      await trx.insertInto('agent_members').values({ agent_id: agent.id, user_id: user.id, role: change.role, added_at: now, added_by: principal.userId }).execute()
+      await trx
+        .insertInto('agent_members')
+        .values({ agent_id: agent.id, user_id: user.id, role: change.role, added_at: now, added_by: principal.userId })
+        .execute()
     } else if (existing.role !== change.role) {
-      await trx.updateTable('agent_members').set({ role: change.role, added_at: now, added_by: principal.userId }).where('agent_id', '=', agent.id).where('user_id', '=', user.id).execute()
+      await trx
+        .updateTable('agent_members')
+        .set({ role: change.role, added_at: now, added_by: principal.userId })
+        .where('agent_id', '=', agent.id)
+        .where('user_id', '=', user.id)
+        .execute()
     }
     const member = await membersQuery(trx, agent.id).where('m.user_id', '=', user.id).executeTakeFirstOrThrow()
     return { member, created: !existing }

@@ -19,7 +19,10 @@ export type AgentsModule = CapabilityModule<AgentsDirectory>
 
 export function createAgentsModule(ctx: ModuleContext): AgentsModule {
   const store: AgentsStore = { db: ctx.database.db, clock: ctx.clock }
-  const routes = new Elysia({ name: 'agents-routes' }).use(agentRoutes(ctx.guard, store)).use(versionRoutes(ctx.guard, store)).use(memberRoutes(ctx.guard, store))
+  const routes = new Elysia({ name: 'agents-routes' })
+    .use(agentRoutes(ctx.guard, store))
+    .use(versionRoutes(ctx.guard, store))
+    .use(memberRoutes(ctx.guard, store))
   const service: AgentsDirectory = {
     liveInstructions: (agentId) => liveInstructions(store.db, agentId),
     visibleTo: (agentId, principal) => agentVisibleTo(store.db, agentId, principal),

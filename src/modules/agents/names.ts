@@ -20,7 +20,13 @@ export function agentNameIssue(raw: string, loc: (string | number)[] = ['name'])
   const name = normaliseAgentName(raw)
   if (name === '') return { loc, msg: 'Agent name must contain at least one letter or digit', type: 'value_error', input: raw }
   if (name.length > MAX_NAME_LENGTH) {
-    return { loc, msg: `Agent name should have at most ${MAX_NAME_LENGTH} characters`, type: 'string_too_long', input: name, ctx: { max_length: MAX_NAME_LENGTH } }
+    return {
+      loc,
+      msg: `Agent name should have at most ${MAX_NAME_LENGTH} characters`,
+      type: 'string_too_long',
+      input: name,
+      ctx: { max_length: MAX_NAME_LENGTH },
+    }
   }
   if (!NAME_PATTERN.test(name)) {
     return { loc, msg: 'Agent name may contain only letters a-z, digits, spaces, hyphens and underscores', type: 'value_error', input: name }

@@ -11,9 +11,13 @@ export const MAX_NOTE_LENGTH = 500
 const Description = t.String({ minLength: 1, maxLength: MAX_DESCRIPTION_LENGTH })
 const Instructions = t.String({ minLength: 1, maxLength: MAX_INSTRUCTIONS_LENGTH })
 // Raw names are normalised before the kebab-case and length rule applies, so the schema only asks for a string.
-const RawName = t.String({ minLength: 1, description: `Normalised to lowercase kebab-case (spaces and underscores become hyphens), then at most ${MAX_NAME_LENGTH} characters matching ^[a-z0-9]+(-[a-z0-9]+)*$` })
+const RawName = t.String({
+  minLength: 1,
+  description: `Normalised to lowercase kebab-case (spaces and underscores become hyphens), then at most ${MAX_NAME_LENGTH} characters matching ^[a-z0-9]+(-[a-z0-9]+)*$`,
+})
 const Role = t.Union([t.Literal('owner'), t.Literal('viewer'), t.Literal('admin')], {
-  description: "The caller's standing: owner (sees and edits the draft), viewer (uses the live version), admin (an admin who is neither: sees the live version)",
+  description:
+    "The caller's standing: owner (sees and edits the draft), viewer (uses the live version), admin (an admin who is neither: sees the live version)",
 })
 export const MemberRole = t.Union([t.Literal('owner'), t.Literal('viewer')])
 
@@ -71,7 +75,7 @@ export const Member = t.Object({
   name: t.String(),
   role: MemberRole,
   added_at: DateTime,
-  added_by: t.String({ description: "E-mail of who added (or last changed) this member" }),
+  added_by: t.String({ description: 'E-mail of who added (or last changed) this member' }),
 })
 
 export const PutMemberBody = t.Object({ email: t.String({ format: 'email', maxLength: 320 }), role: MemberRole })

@@ -50,10 +50,27 @@ export async function createAgent(store: AgentsStore, principal: Principal, inpu
       if (await trx.selectFrom('agents').select('id').where('name', '=', name).executeTakeFirst()) throw nameTaken(name)
       await trx
         .insertInto('agents')
-        .values({ id, name, description: input.description, draft_hash: documentHash(document), live_version: null, live_description: null, live_hash: null, created_by: principal.userId, created_at: now, updated_at: now })
+        .values({
+          id,
+          name,
+          description: input.description,
+          draft_hash: documentHash(document),
+          live_version: null,
+          live_description: null,
+          live_hash: null,
+          created_by: principal.userId,
+          created_at: now,
+          updated_at: now,
+        })
         .execute()
-      await trx.insertInto('agent_drafts').values({ agent_id: id, document: serialiseDocument(document), updated_at: now, updated_by: principal.userId }).execute()
-      await trx.insertInto('agent_members').values({ agent_id: id, user_id: principal.userId, role: 'owner', added_at: now, added_by: principal.userId }).execute()
+      await trx
+        .insertInto('agent_drafts')
+        .values({ agent_id: id, document: serialiseDocument(document), updated_at: now, updated_by: principal.userId })
+        .execute()
+      await trx
+        .insertInto('agent_members')
+        .values({ agent_id: id, user_id: principal.userId, role: 'owner', added_at: now, added_by: principal.userId })
+        .execute()
       return toAgent(trx, await authorizeAgent(trx, name, principal))
     })
   } catch (error) {
@@ -68,7 +85,19 @@ export async function createAgent(store: AgentsStore, principal: Principal, inpu
  * primary key; both orders are index order, so a page costs its size, not the table's.
  */
 export function agentListQuery(db: Kysely<Database>, principal: Principal, page: Page = {}) {
-  const columns = ['agents.id', 'agents.name', 'agents.description', 'agents.live_version', 'agents.live_description', 'agents.live_hash', 'agents.draft_hash', 'agents.created_at', 'agents.updated_at', 'creator.email as creator_email', 'm.role as member_role'] as const
+  const columns = [
+    'agents.id',
+    'agents.name',
+    'agents.description',
+    'agents.live_version',
+    'agents.live_description',
+    'agents.live_hash',
+    'agents.draft_hash',
+    'agents.created_at',
+    'agents.updated_at',
+    'creator.email as creator_email',
+    'm.role as member_role',
+  ] as const
   const { limit, offset } = resolvePage(page, uncappedList)
   // biome-ignore lint/suspicious/noExplicitAny: any query over any tables; only limit/offset are applied
   const paged = <Q extends SelectQueryBuilder<any, any, any>>(q: Q): Q => q.limit(limit).offset(offset) as Q

@@ -23,7 +23,12 @@ export function versionRoutes(guard: AuthGuard, store: AgentsStore) {
         // The body is optional: a publish without a note may send none.
         body: t.Optional(PublishBody),
         response: { 201: Version },
-        detail: { tags, summary: 'Publish the draft as version N+1 and point live at it', description: '409 when the draft matches the live version.', responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The draft matches the live version' } } },
+        detail: {
+          tags,
+          summary: 'Publish the draft as version N+1 and point live at it',
+          description: '409 when the draft matches the live version.',
+          responses: { 403: { description: 'The caller is not an owner of the agent' }, 409: { description: 'The draft matches the live version' } },
+        },
       },
     )
     .get('/api/agents/:name/versions', ({ principal, params, query }) => listAgentVersions(store.db, principal, params.name, query), {
@@ -43,13 +48,21 @@ export function versionRoutes(guard: AuthGuard, store: AgentsStore) {
       auth: 'member',
       params: VersionParams,
       response: { 200: Agent },
-      detail: { tags, summary: 'Replace the draft with a version (owners); live does not move', responses: { 403: { description: 'The caller is not an owner of the agent' } } },
+      detail: {
+        tags,
+        summary: 'Replace the draft with a version (owners); live does not move',
+        responses: { 403: { description: 'The caller is not an owner of the agent' } },
+      },
     })
     .post('/api/agents/:name/live', ({ principal, params, body }) => switchLiveVersion(store, principal, params.name, body.version), {
       auth: 'member',
       params: AgentParams,
       body: SwitchLiveBody,
       response: { 200: Agent },
-      detail: { tags, summary: 'Point live at a version (owners); the MCP URL does not change', responses: { 403: { description: 'The caller is not an owner of the agent' } } },
+      detail: {
+        tags,
+        summary: 'Point live at a version (owners); the MCP URL does not change',
+        responses: { 403: { description: 'The caller is not an owner of the agent' } },
+      },
     })
 }

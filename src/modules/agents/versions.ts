@@ -47,11 +47,22 @@ export async function publishAgentVersion(store: AgentsStore, principal: Princip
     if (agent.draft_hash === agent.live_hash) throw conflict(NOTHING_TO_PUBLISH)
     const draft = (await readDraft(trx, agent.id))!
     const hash = documentHash(draft)
-    const latest = await trx.selectFrom('agent_versions').select((eb) => eb.fn.max('version').as('n')).where('agent_id', '=', agent.id).executeTakeFirst()
+    const latest = await trx
+      .selectFrom('agent_versions')
+      .select((eb) => eb.fn.max('version').as('n'))
+      .where('agent_id', '=', agent.id)
+      .executeTakeFirst()
     const version = Number(latest?.n ?? 0) + 1
     const now = isoTime(store.clock.now())
-    await trx.insertInto('agent_versions').values({ agent_id: agent.id, version, document: serialiseDocument(draft), hash, note, created_at: now, created_by: principal.userId }).execute()
-    await trx.updateTable('agents').set({ live_version: version, live_hash: hash, live_description: draft.description, updated_at: now }).where('id', '=', agent.id).execute()
+    await trx
+      .insertInto('agent_versions')
+      .values({ agent_id: agent.id, version, document: serialiseDocument(draft), hash, note, created_at: now, created_by: principal.userId })
+      .execute()
+    await trx
+      .updateTable('agents')
+      .set({ live_version: version, live_hash: hash, live_description: draft.description, updated_at: now })
+      .where('id', '=', agent.id)
+      .execute()
     return { version, note, created_at: now, created_by: principal.email, live: true }
   })
 }
@@ -60,11 +71,7 @@ export async function publishAgentVersion(store: AgentsStore, principal: Princip
 export async function listAgentVersions(db: Kysely<Database>, principal: Principal, name: string, page: Page = {}): Promise<VersionRecord[]> {
   const { limit, offset } = resolvePage(page, uncappedList)
   const agent = await authorizeAgent(db, name, principal, 'own', OWNERS_ONLY_DESIGN)
-  const rows = await versionsQuery(db, agent.id)
-    .orderBy('v.version', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute()
+  const rows = await versionsQuery(db, agent.id).orderBy('v.version', 'desc').limit(limit).offset(offset).execute()
   return rows.map((row) => ({ ...row, live: row.version === agent.live_version }))
 }
 
@@ -92,11 +99,20 @@ export async function restoreAgentVersion(store: AgentsStore, principal: Princip
 export async function switchLiveVersion(store: AgentsStore, principal: Principal, name: string, version: number): Promise<AgentRecord> {
   return inTransaction(store.db, async (trx) => {
     const agent = await authorizeAgent(trx, name, principal, 'own')
-    const row = await trx.selectFrom('agent_versions').select(['document', 'hash']).where('agent_id', '=', agent.id).where('version', '=', version).executeTakeFirst()
+    const row = await trx
+      .selectFrom('agent_versions')
+      .select(['document', 'hash'])
+      .where('agent_id', '=', agent.id)
+      .where('version', '=', version)
+      .executeTakeFirst()
     if (!row) throw notFound(VERSION_NOT_FOUND)
     if (agent.live_version !== version) {
       const { description } = parseDocument(row.document)
-      await trx.updateTable('agents').set({ live_version: version, live_hash: row.hash, live_description: description, updated_at: isoTime(store.clock.now()) }).where('id', '=', agent.id).execute()
+      await trx
+        .updateTable('agents')
+        .set({ live_version: version, live_hash: row.hash, live_description: description, updated_at: isoTime(store.clock.now()) })
+        .where('id', '=', agent.id)
+        .execute()
     }
     return toAgent(trx, await authorizeAgent(trx, name, principal))
   })

@@ -21,7 +21,10 @@ export interface AgentRecord extends AgentSummaryRecord {
 }
 
 /** The columns a summary needs, whichever way the row was reached. */
-export type SummaryRow = Pick<AgentRow, 'id' | 'name' | 'description' | 'live_version' | 'live_description' | 'live_hash' | 'draft_hash' | 'role' | 'creator_email' | 'created_at' | 'updated_at'>
+export type SummaryRow = Pick<
+  AgentRow,
+  'id' | 'name' | 'description' | 'live_version' | 'live_description' | 'live_hash' | 'draft_hash' | 'role' | 'creator_email' | 'created_at' | 'updated_at'
+>
 
 export function toSummary(row: SummaryRow): AgentSummaryRecord {
   return {
@@ -40,6 +43,7 @@ export function toSummary(row: SummaryRow): AgentSummaryRecord {
 
 /** Only owners see the draft (docs/api.md "Agents and versions"); everyone else sees the live version, or nulls before the first publish. */
 export async function toAgent(db: Kysely<Database>, row: SummaryRow): Promise<AgentRecord> {
-  const instructions = row.role === 'owner' ? ((await readDraft(db, row.id))?.instructions ?? null) : ((await readLive(db, row.id))?.document.instructions ?? null)
+  const instructions =
+    row.role === 'owner' ? ((await readDraft(db, row.id))?.instructions ?? null) : ((await readLive(db, row.id))?.document.instructions ?? null)
   return { ...toSummary(row), instructions }
 }

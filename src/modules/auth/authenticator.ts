@@ -75,8 +75,7 @@ export function createAuthenticator({ db, reader, changeStamp, clock, accessToke
     return principal
   }
 
-  const prepareUserById = () =>
-    reader.query<UserRow, [string]>(db.selectFrom('users').select(userColumns).where('users.id', '=', '?').compile().sql)
+  const prepareUserById = () => reader.query<UserRow, [string]>(db.selectFrom('users').select(userColumns).where('users.id', '=', '?').compile().sql)
   // The token row is found in a LIMIT 1 subquery, then joined: written as a plain two-table join the statement
   // cost ~8 µs more per run on bun's SQLite (docs/benchmarks.md), and LIMIT 1 keeps SQLite from flattening it back.
   const prepareUserByTokenHash = () =>

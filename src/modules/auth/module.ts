@@ -17,6 +17,13 @@ export interface AuthModuleDeps {
 export type AuthModule = CapabilityModule<AuthService>
 
 export function createAuthModule(ctx: ModuleContext, deps: AuthModuleDeps): AuthModule {
-  const service = new AuthService({ db: ctx.database.db, clock: ctx.clock, sleep: deps.sleep, limiter: new LoginRateLimiter(ctx.clock), passwords: deps.passwords, accessTokenKey: () => deps.tenant.accessTokenKey })
+  const service = new AuthService({
+    db: ctx.database.db,
+    clock: ctx.clock,
+    sleep: deps.sleep,
+    limiter: new LoginRateLimiter(ctx.clock),
+    passwords: deps.passwords,
+    accessTokenKey: () => deps.tenant.accessTokenKey,
+  })
   return { routes: authRoutes(ctx.guard, service), service }
 }

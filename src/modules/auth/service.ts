@@ -106,8 +106,17 @@ export class AuthService {
     const minted = mintApiToken(kind)
     const record = { id: newId(), name, kind, hint: minted.hint, created_at: isoTime(this.#o.clock.now()), revoked_at: null } as const
     await this.#o.db.transaction().execute(async (trx) => {
-      await trx.insertInto('api_tokens').values({ ...record, user_id: principal.userId, token_hash: minted.hash }).execute()
-      await writeAudit(trx, this.#o.clock, { actor_id: principal.userId, action: 'token.create', target_type: 'api_token', target_id: record.id, details: { name, kind, hint: minted.hint } })
+      await trx
+        .insertInto('api_tokens')
+        .values({ ...record, user_id: principal.userId, token_hash: minted.hash })
+        .execute()
+      await writeAudit(trx, this.#o.clock, {
+        actor_id: principal.userId,
+        action: 'token.create',
+        target_type: 'api_token',
+        target_id: record.id,
+        details: { name, kind, hint: minted.hint },
+      })
     })
     return { ...record, token: minted.token }
   }
@@ -138,7 +147,8 @@ export class AuthService {
         .where('revoked_at', 'is', null)
         .executeTakeFirst()
       const revoked = Number(result.numUpdatedRows)
-      if (revoked > 0) await writeAudit(trx, this.#o.clock, { actor_id: actorId, action: 'token.revoke_all', target_type: 'user', target_id: userId, details: { revoked } })
+      if (revoked > 0)
+        await writeAudit(trx, this.#o.clock, { actor_id: actorId, action: 'token.revoke_all', target_type: 'user', target_id: userId, details: { revoked } })
       return { revoked }
     })
   }
@@ -157,7 +167,13 @@ export class AuthService {
     const revokedAt = token.revoked_at ?? isoTime(this.#o.clock.now())
     return this.#o.db.transaction().execute(async (trx) => {
       if (token.revoked_at === null) {
-        await writeAudit(trx, this.#o.clock, { actor_id: principal.userId, action: 'token.revoke', target_type: 'api_token', target_id: tokenId, details: { owner_id: token.user_id } })
+        await writeAudit(trx, this.#o.clock, {
+          actor_id: principal.userId,
+          action: 'token.revoke',
+          target_type: 'api_token',
+          target_id: tokenId,
+          details: { owner_id: token.user_id },
+        })
       }
       return trx
         .updateTable('api_tokens')

@@ -23,7 +23,11 @@ export function contextTypesRoutes(guard: AuthGuard, contextTypes: ContextTypesS
         auth: 'member',
         body: ContextTypeBody,
         response: { 201: ContextType },
-        detail: { tags, summary: 'Create a context type (name unique in the tenant, else 409)', responses: { 409: { description: 'A context type of that name exists' } } },
+        detail: {
+          tags,
+          summary: 'Create a context type (name unique in the tenant, else 409)',
+          responses: { 409: { description: 'A context type of that name exists' } },
+        },
       },
     )
     .get('/api/context-type/:id', ({ params }) => contextTypes.get(params.id), {
@@ -37,7 +41,12 @@ export function contextTypesRoutes(guard: AuthGuard, contextTypes: ContextTypesS
       params: ContextTypeIdParams,
       body: ContextTypeBody,
       response: { 200: ContextType },
-      detail: { tags, summary: 'Replace a context type (its creator or an admin)', description: 'Omitted texts become empty.', responses: { 403: { description: 'Neither its creator nor an admin' }, 409: { description: 'A context type of that name exists' } } },
+      detail: {
+        tags,
+        summary: 'Replace a context type (its creator or an admin)',
+        description: 'Omitted texts become empty.',
+        responses: { 403: { description: 'Neither its creator nor an admin' }, 409: { description: 'A context type of that name exists' } },
+      },
     })
     .delete(
       '/api/context-type/:id',

@@ -35,7 +35,8 @@ const isUniqueNameViolation = (error: unknown) => error instanceof Error && /UNI
 /** Trimmed; a name of only spaces is as empty as no name. */
 function contentOf(input: ContextTypeInput) {
   const name = input.name.trim()
-  if (name.length === 0) throw invalidInput({ loc: ['name'], msg: 'String should have at least 1 character', type: 'string_too_short', input: input.name, ctx: { min_length: 1 } })
+  if (name.length === 0)
+    throw invalidInput({ loc: ['name'], msg: 'String should have at least 1 character', type: 'string_too_short', input: input.name, ctx: { min_length: 1 } })
   return {
     name,
     summary: input.summary ?? '',
@@ -77,7 +78,14 @@ export class ContextTypesService {
 
   create(principal: Principal, input: ContextTypeInput): Promise<ContextTypeRecord> {
     const now = isoTime(this.#clock.now())
-    const row: ContextTypesTable = { id: newId(), ...contentOf(input), created_by: principal.email, created_by_user_id: principal.userId, created_at: now, updated_at: now }
+    const row: ContextTypesTable = {
+      id: newId(),
+      ...contentOf(input),
+      created_by: principal.email,
+      created_by_user_id: principal.userId,
+      created_at: now,
+      updated_at: now,
+    }
     return withNameUnique(async () => {
       await this.#db.insertInto('context_types').values(row).execute()
       const { created_by_user_id: _, ...record } = row

@@ -108,7 +108,12 @@ export class HealthService {
       version: this.#o.version,
       uptime_s: Math.floor((this.#o.clock.now() - this.#startedAt) / 1000),
       provisioned: tenant.provisioned,
-      license: { status: licenseState ?? 'none', mode: this.#o.licenseMode, expires_at: license.current?.expires_at ?? null, evaluation: license.isEvaluation() },
+      license: {
+        status: licenseState ?? 'none',
+        mode: this.#o.licenseMode,
+        expires_at: license.current?.expires_at ?? null,
+        evaluation: license.isEvaluation(),
+      },
       checks: { database, scheduler, disk },
     }
   }

@@ -3,7 +3,21 @@ import type { CompiledQuery, Kysely } from 'kysely'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
 
-const COLUMNS = ['id', 'user_id', 'kind', 'api_title', 'action', 'is_error', 'duration_seconds', 'conversation_id', 'client_source', 'user_input', 'arguments', 'result', 'created_at'] as const
+const COLUMNS = [
+  'id',
+  'user_id',
+  'kind',
+  'api_title',
+  'action',
+  'is_error',
+  'duration_seconds',
+  'conversation_id',
+  'client_source',
+  'user_input',
+  'arguments',
+  'result',
+  'created_at',
+] as const
 type Column = (typeof COLUMNS)[number]
 
 /** Bounds one transaction's length, so other writers wait at most one batch. */
@@ -35,7 +49,10 @@ export class GroupCommitInserts {
     this.#db = db
     // Built and compiled by Kysely once, with each column's own name as its value so the parameter order can be read
     // back: building the query per call cost ~25 µs, a third of the whole request.
-    this.#insert = db.insertInto('interactions').values(Object.fromEntries(COLUMNS.map((column) => [column, column])) as unknown as InteractionsTable).compile()
+    this.#insert = db
+      .insertInto('interactions')
+      .values(Object.fromEntries(COLUMNS.map((column) => [column, column])) as unknown as InteractionsTable)
+      .compile()
     this.#order = this.#insert.parameters.map((parameter) => parameter as Column)
     if (this.#order.length !== COLUMNS.length || !COLUMNS.every((column) => this.#order.includes(column))) throw new Error('unexpected INSERT parameters')
   }

@@ -171,9 +171,23 @@ export class SummaryService {
             .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
     const grouped = this.#db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
     if (type === 'total') {
-      return (await grouped.select(sql<string>`''`.as('api_title')).groupBy(bucket).having((eb) => eb.fn.sum('d.n'), '>', 0).$castTo<BucketCount>().execute()).map(numeric)
+      return (
+        await grouped
+          .select(sql<string>`''`.as('api_title'))
+          .groupBy(bucket)
+          .having((eb) => eb.fn.sum('d.n'), '>', 0)
+          .$castTo<BucketCount>()
+          .execute()
+      ).map(numeric)
     }
-    return (await grouped.select('d.api_title').groupBy([bucket, 'd.api_title']).having((eb) => eb.fn.sum('d.n'), '>', 0).$castTo<BucketCount>().execute()).map(numeric)
+    return (
+      await grouped
+        .select('d.api_title')
+        .groupBy([bucket, 'd.api_title'])
+        .having((eb) => eb.fn.sum('d.n'), '>', 0)
+        .$castTo<BucketCount>()
+        .execute()
+    ).map(numeric)
   }
 
   /** Whose interactions to count: null means the organisation's (admins without user_id). */

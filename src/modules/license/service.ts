@@ -119,11 +119,21 @@ export class LicenseService {
     await this.#db.transaction().execute(async (trx) => {
       if (fromEvaluation) {
         await trx.updateTable('instance').set({ org_name: claims.org, customer_id: claims.sub }).execute()
-        await trx.updateTable('users').set({ name: claims.org, updated_at: isoTime(this.#clock.now()) }).where('kind', '=', 'organisation').execute()
+        await trx
+          .updateTable('users')
+          .set({ name: claims.org, updated_at: isoTime(this.#clock.now()) })
+          .where('kind', '=', 'organisation')
+          .execute()
       }
       await this.insert(trx, claims, token, appliedBy)
       // The claims, never the token itself.
-      await writeAudit(trx, this.#clock, { actor_id: actorId, action: 'license.apply', target_type: 'license', target_id: claims.lic, details: { seats: claims.seats, expires_at: new Date(claims.exp * 1000).toISOString(), previous: current?.lic ?? null } })
+      await writeAudit(trx, this.#clock, {
+        actor_id: actorId,
+        action: 'license.apply',
+        target_type: 'license',
+        target_id: claims.lic,
+        details: { seats: claims.seats, expires_at: new Date(claims.exp * 1000).toISOString(), previous: current?.lic ?? null },
+      })
     })
     await this.load()
     return this.summary()

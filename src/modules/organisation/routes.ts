@@ -26,6 +26,9 @@ export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clo
       auth: 'admin',
       query: AuditQuery,
       response: { 200: t.Array(AuditEntry) },
-      detail: { tags: ['audit'], summary: 'The audit log, newest first: users, roles, tokens, licences, settings, approvals and cancelled runs; filter by action, actor and time' },
+      detail: {
+        tags: ['audit'],
+        summary: 'The audit log, newest first: users, roles, tokens, licences, settings, approvals and cancelled runs; filter by action, actor and time',
+      },
     })
 }

@@ -9,7 +9,10 @@ import { DateTime, NullableDateTime } from '../../platform/http/schema-pieces.ts
 const Free = t.Record(t.String(), t.Unknown())
 
 const Recording = t.Union([t.Literal('full'), t.Literal('headers_only'), t.Literal('disabled')])
-export const OrgSettingsBody = t.Object({ workflow_recording: t.Optional(Recording), workflow_retention_days: t.Optional(t.Integer({ minimum: 1, maximum: 3650 })) })
+export const OrgSettingsBody = t.Object({
+  workflow_recording: t.Optional(Recording),
+  workflow_retention_days: t.Optional(t.Integer({ minimum: 1, maximum: 3650 })),
+})
 export const OrgSettings = t.Object({
   workflow_recording: Recording,
   workflow_retention_days: Type.Integer(),
@@ -17,7 +20,9 @@ export const OrgSettings = t.Object({
   updated_by: t.Union([t.String(), t.Null()]),
 })
 export const AuditQuery = t.Object({
-  action: t.Optional(t.String({ description: 'e.g. user.create, user.deactivate, token.revoke, license.apply, org_settings.update, workflow.approval, workflow.cancel' })),
+  action: t.Optional(
+    t.String({ description: 'e.g. user.create, user.deactivate, token.revoke, license.apply, org_settings.update, workflow.approval, workflow.cancel' }),
+  ),
   actor_id: t.Optional(t.String({ description: 'Only what this user did' })),
   since: t.Optional(t.String({ format: 'date-time', description: 'Entries at or after this instant' })),
   until: t.Optional(t.String({ format: 'date-time', description: 'Entries before this instant' })),

@@ -6,7 +6,9 @@ const Content = t.String({ description: 'The whole SKILL.md: YAML frontmatter be
 
 export const ValidateSkillBody = t.Object({
   content: Content,
-  skill_name: t.Optional(t.Nullable(t.String({ description: 'The name the frontmatter must have (skills-ref checks it against the directory name); compared after NFKC' }))),
+  skill_name: t.Optional(
+    t.Nullable(t.String({ description: 'The name the frontmatter must have (skills-ref checks it against the directory name); compared after NFKC' })),
+  ),
 })
 
 const Problem = t.Object({

@@ -17,7 +17,13 @@ export interface SkillToolsTarget {
 const LoadSkillArgs = Type.Object({ name: Type.String({ minLength: 1, description: "The skill's name, as listed in this tool's description" }) })
 
 async function skillsFor(store: AgentsStore, principal: Principal, target: SkillToolsTarget): Promise<StoredSkill[]> {
-  const agent = await authorizeAgent(store.db, target.agent, principal, target.source === 'draft' ? 'own' : 'use', 'Only owners can use the draft of this agent')
+  const agent = await authorizeAgent(
+    store.db,
+    target.agent,
+    principal,
+    target.source === 'draft' ? 'own' : 'use',
+    'Only owners can use the draft of this agent',
+  )
   const document = target.source === 'draft' ? await readDraft(store.db, agent.id) : (await readLive(store.db, agent.id))?.document
   return document ? skillsOf(document) : []
 }

@@ -1,5 +1,14 @@
 // Rows to API records: the spec's Task (every field), runs and threads.
-import type { RunStatus, RunTrigger, ScheduleFrequency, TaskRunsTable, TasksTable, TaskState, TaskVisibility, ThreadPolicy } from '../../platform/db/tables/tasks.ts'
+import type {
+  RunStatus,
+  RunTrigger,
+  ScheduleFrequency,
+  TaskRunsTable,
+  TasksTable,
+  TaskState,
+  TaskVisibility,
+  ThreadPolicy,
+} from '../../platform/db/tables/tasks.ts'
 import type { Schedule } from './schedule.ts'
 
 export interface TaskRecord {

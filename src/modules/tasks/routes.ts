@@ -14,7 +14,16 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
         set.status = 201
         return tasks.create(principal, body)
       },
-      { auth: 'member', body: CreateTaskBody, response: { 201: Task }, detail: { tags, summary: 'Create a scheduled task', responses: { 409: { description: 'The caller already has the most tasks one person may have (100)' } } } },
+      {
+        auth: 'member',
+        body: CreateTaskBody,
+        response: { 201: Task },
+        detail: {
+          tags,
+          summary: 'Create a scheduled task',
+          responses: { 409: { description: 'The caller already has the most tasks one person may have (100)' } },
+        },
+      },
     )
     .get('/api/tasks', ({ principal, query }) => tasks.list(principal, query), {
       auth: 'member',
@@ -33,7 +42,11 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
       params: TaskIdParams,
       body: UpdateTaskBody,
       response: { 200: Task },
-      detail: { tags, summary: 'Change a task (creator or admin); schedule changes take effect at once', responses: { 403: { description: 'A public task of someone else' } } },
+      detail: {
+        tags,
+        summary: 'Change a task (creator or admin); schedule changes take effect at once',
+        responses: { 403: { description: 'A public task of someone else' } },
+      },
     })
     .delete(
       '/api/task/:task_id',
@@ -41,7 +54,12 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
         await tasks.delete(principal, params.task_id)
         set.status = 204
       },
-      { auth: 'member', params: TaskIdParams, response: { 204: t.Void({ description: 'Deleted; no body' }) }, detail: { tags, summary: 'Delete a task and its runs (creator or admin)', responses: { 403: { description: 'A public task of someone else' } } } },
+      {
+        auth: 'member',
+        params: TaskIdParams,
+        response: { 204: t.Void({ description: 'Deleted; no body' }) },
+        detail: { tags, summary: 'Delete a task and its runs (creator or admin)', responses: { 403: { description: 'A public task of someone else' } } },
+      },
     )
     .post(
       '/api/task/:task_id/run',
@@ -50,7 +68,16 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
         set.status = 202
         return run
       },
-      { auth: 'member', params: TaskIdParams, response: { 202: Run }, detail: { tags, summary: 'Run a task now; answers with the run as started', responses: { 403: { description: 'A public task of someone else' }, 409: { description: 'The task is running' } } } },
+      {
+        auth: 'member',
+        params: TaskIdParams,
+        response: { 202: Run },
+        detail: {
+          tags,
+          summary: 'Run a task now; answers with the run as started',
+          responses: { 403: { description: 'A public task of someone else' }, 409: { description: 'The task is running' } },
+        },
+      },
     )
     .get('/api/task/:task_id/runs', ({ principal, params, query }) => tasks.listRuns(principal, params.task_id, query), {
       auth: 'member',

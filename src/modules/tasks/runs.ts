@@ -112,7 +112,13 @@ export class TaskRunner implements SlotHandler {
           const thread = await trx.selectFrom('threads').select('id').where('id', '=', task.thread_id).executeTakeFirst()
           if (thread) {
             threadId = thread.id
-            const recent = await trx.selectFrom('thread_messages').select(['role', 'content']).where('thread_id', '=', thread.id).orderBy('id', 'desc').limit(HISTORY_LIMIT).execute()
+            const recent = await trx
+              .selectFrom('thread_messages')
+              .select(['role', 'content'])
+              .where('thread_id', '=', thread.id)
+              .orderBy('id', 'desc')
+              .limit(HISTORY_LIMIT)
+              .execute()
             history = recent.reverse()
           }
         }
@@ -123,7 +129,17 @@ export class TaskRunner implements SlotHandler {
         await trx.insertInto('thread_messages').values({ id: newId(), thread_id: threadId, role: 'user', content: task.prompt, created_at: now }).execute()
         await trx.updateTable('threads').set({ updated_at: now }).where('id', '=', threadId).execute()
 
-        const run = { id: newId(), task_id: task.id, status: 'running' as const, trigger, scheduled_for: slot === null ? null : isoTime(slot), thread_id: threadId, started_at: now, finished_at: null, error: null }
+        const run = {
+          id: newId(),
+          task_id: task.id,
+          status: 'running' as const,
+          trigger,
+          scheduled_for: slot === null ? null : isoTime(slot),
+          thread_id: threadId,
+          started_at: now,
+          finished_at: null,
+          error: null,
+        }
         await trx.insertInto('task_runs').values(run).execute()
         const updated = await trx
           .updateTable('tasks')

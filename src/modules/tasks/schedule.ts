@@ -116,13 +116,23 @@ export function checkSchedule(input: ScheduleFields, nowMs: number, loc: (string
     const monthDay = MONTH_DAY.exec(input.day.trim())
     if (frequency === 'monthly') {
       if (monthDay) schedule.day = monthDay[1]!
-      else issues.push({ loc: at('day'), msg: 'Day must be a day of the month, "1" to "31" (days past the month\'s end run on its last day)', type: 'value_error', input: input.day })
+      else
+        issues.push({
+          loc: at('day'),
+          msg: 'Day must be a day of the month, "1" to "31" (days past the month\'s end run on its last day)',
+          type: 'value_error',
+          input: input.day,
+        })
     } else if (frequency === 'weekly' || !monthDay) {
       if ((WEEKDAYS as readonly string[]).includes(weekday)) schedule.day = weekday
       else issues.push({ loc: at('day'), msg: 'Day must be a weekday name, monday to sunday', type: 'value_error', input: input.day })
     } else schedule.day = monthDay[1]!
   } else if (frequency === 'weekly' || frequency === 'monthly') {
-    issues.push({ loc: at('day'), msg: `Field required for a ${frequency} schedule (${frequency === 'weekly' ? 'monday to sunday' : '"1" to "31"'})`, type: 'missing' })
+    issues.push({
+      loc: at('day'),
+      msg: `Field required for a ${frequency} schedule (${frequency === 'weekly' ? 'monday to sunday' : '"1" to "31"'})`,
+      type: 'missing',
+    })
   }
 
   if (!isTimezone(input.timezone)) {
@@ -151,7 +161,8 @@ function cronProblem(expression: string, timezone: string, nowMs: number, minInt
     if (runs.length === 0) return 'Cron expression never fires'
     // Every run is a model call: a seconds field must not turn one task into a flood.
     for (let i = 1; i < runs.length; i++) {
-      if (runs[i]! - runs[i - 1]! < minIntervalS * 1000) return `Cron expression fires more often than every ${minIntervalS} s, the shortest interval this server allows`
+      if (runs[i]! - runs[i - 1]! < minIntervalS * 1000)
+        return `Cron expression fires more often than every ${minIntervalS} s, the shortest interval this server allows`
     }
     return null
   } catch (error) {

@@ -46,7 +46,6 @@ export interface NewTask extends TaskInput {
   prompt: string
 }
 
-
 export interface TasksServiceOptions {
   db: Kysely<Database>
   clock: Clock
@@ -86,7 +85,10 @@ export class TasksService {
   async #check(principal: Principal, creatorId: string, input: TaskInput, before: TasksTable | null) {
     const issues: InputIssue[] = []
     const stored = before ? scheduleOf(before) : DEFAULT_SCHEDULE
-    const checked = input.schedule === undefined && before ? stored : checkSchedule({ ...stored, ...input.schedule }, this.#o.clock.now(), ['schedule'], issues, this.#o.minIntervalS)
+    const checked =
+      input.schedule === undefined && before
+        ? stored
+        : checkSchedule({ ...stored, ...input.schedule }, this.#o.clock.now(), ['schedule'], issues, this.#o.minIntervalS)
 
     let chat: { provider: string | null; model: string | null } | undefined
     if (input.chat_model === null) chat = { provider: null, model: null }
@@ -94,10 +96,16 @@ export class TasksService {
       const { provider, model } = input.chat_model
       const { providers } = this.#o
       if (!providers.isConfigured(provider)) {
-        issues.push({ loc: ['chat_model', 'provider'], msg: `Model provider "${provider}" is not configured on this server (configured: ${providers.configuredNames().join(', ')})`, type: 'value_error', input: provider })
+        issues.push({
+          loc: ['chat_model', 'provider'],
+          msg: `Model provider "${provider}" is not configured on this server (configured: ${providers.configuredNames().join(', ')})`,
+          type: 'value_error',
+          input: provider,
+        })
       } else {
         const resolved = model ?? providers.defaultModelFor(provider)
-        if (resolved === null) issues.push({ loc: ['chat_model', 'model'], msg: `Field required: provider "${provider}" has no default model on this server`, type: 'missing' })
+        if (resolved === null)
+          issues.push({ loc: ['chat_model', 'model'], msg: `Field required: provider "${provider}" has no default model on this server`, type: 'missing' })
         chat = { provider, model: resolved }
       }
     }
@@ -109,7 +117,8 @@ export class TasksService {
 
     if (input.thread_id && input.thread_id !== before?.thread_id) {
       const thread = await this.#o.db.selectFrom('threads').select('id').where('id', '=', input.thread_id).where('owner_id', '=', creatorId).executeTakeFirst()
-      if (!thread) issues.push({ loc: ['thread_id'], msg: "Unknown thread: it must be one of the task creator's threads", type: 'value_error', input: input.thread_id })
+      if (!thread)
+        issues.push({ loc: ['thread_id'], msg: "Unknown thread: it must be one of the task creator's threads", type: 'value_error', input: input.thread_id })
     }
     if (issues.length > 0) throw invalidInput(...issues)
     return { schedule: checked, chat }
@@ -117,8 +126,13 @@ export class TasksService {
 
   async create(principal: Principal, input: NewTask): Promise<TaskRecord> {
     const { schedule, chat } = await this.#check(principal, principal.userId, input, null)
-    const owned = await this.#o.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('creator_id', '=', principal.userId).executeTakeFirstOrThrow()
-    if (Number(owned.n) >= MAX_TASKS_PER_USER) throw conflict(`You have ${MAX_TASKS_PER_USER} tasks, the most one person may have: delete one you no longer need first`)
+    const owned = await this.#o.db
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('creator_id', '=', principal.userId)
+      .executeTakeFirstOrThrow()
+    if (Number(owned.n) >= MAX_TASKS_PER_USER)
+      throw conflict(`You have ${MAX_TASKS_PER_USER} tasks, the most one person may have: delete one you no longer need first`)
     const state = input.state ?? 'enabled'
     const nextRun = this.#nextRun(state, schedule)
     const now = isoTime(this.#o.clock.now())
@@ -249,14 +263,27 @@ export class TasksService {
   async listRuns(principal: Principal, id: string, page: Page): Promise<RunRecord[]> {
     const { limit, offset } = resolvePage(page, RUN_PAGING)
     await this.#visible(principal, id)
-    const rows = await this.#o.db.selectFrom('task_runs').selectAll().where('task_id', '=', id).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
+    const rows = await this.#o.db
+      .selectFrom('task_runs')
+      .selectAll()
+      .where('task_id', '=', id)
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute()
     return rows.map(toRunRecord)
   }
 
   /** Only the thread's owner (the task's creator) reads it; for anyone else it does not exist. */
   async getThread(principal: Principal, id: string): Promise<ThreadRecord> {
     const { db } = this.#o
-    const thread = await db.selectFrom('threads').select(['id', 'task_id', 'created_at', 'updated_at']).where('id', '=', id).where('owner_id', '=', principal.userId).executeTakeFirst()
+    const thread = await db
+      .selectFrom('threads')
+      .select(['id', 'task_id', 'created_at', 'updated_at'])
+      .where('id', '=', id)
+      .where('owner_id', '=', principal.userId)
+      .executeTakeFirst()
     if (!thread) throw notFound(THREAD_NOT_FOUND)
     const messages = await db.selectFrom('thread_messages').select(['role', 'content', 'created_at']).where('thread_id', '=', id).orderBy('id').execute()
     return { ...thread, messages }

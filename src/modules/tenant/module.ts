@@ -18,7 +18,15 @@ export interface TenantModule extends CapabilityModule<TenantService> {
 }
 
 export function createTenantModule(ctx: ModuleContext, deps: TenantModuleDeps): TenantModule {
-  const service = new TenantService({ db: ctx.database.db, clock: ctx.clock, logger: ctx.logger, secrets: deps.secrets, license: deps.license, passwords: deps.passwords, configuredSetupToken: ctx.config.setupToken })
+  const service = new TenantService({
+    db: ctx.database.db,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    secrets: deps.secrets,
+    license: deps.license,
+    passwords: deps.passwords,
+    configuredSetupToken: ctx.config.setupToken,
+  })
   let setupToken: string | null = null
   return {
     routes: tenantRoutes(service),

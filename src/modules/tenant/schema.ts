@@ -3,7 +3,9 @@ import { t } from 'elysia'
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts'
 
 export const SetupBody = t.Object({
-  license_token: t.String({ description: 'The signed licence, or `evaluation` to start a 30-day evaluation with 5 seats (once per instance; apply a signed licence later)' }),
+  license_token: t.String({
+    description: 'The signed licence, or `evaluation` to start a 30-day evaluation with 5 seats (once per instance; apply a signed licence later)',
+  }),
   admin_email: t.String({ format: 'email' }),
   admin_name: t.String({ minLength: 1, maxLength: 200 }),
   admin_password: t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 }),

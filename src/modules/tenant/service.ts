@@ -115,18 +115,46 @@ export class TenantService {
         await trx
           .insertInto('users')
           .values([
-            { id: orgUserId, kind: 'organisation', email: ORGANISATION_EMAIL, name: claims.org, role: 'admin', password_hash: null, active: 1, session_version: 0, created_at: now, updated_at: now },
-            { id: newId(), kind: 'person', email: input.admin_email.trim().toLowerCase(), name: input.admin_name, role: 'admin', password_hash: passwordHash, active: 1, session_version: 0, created_at: now, updated_at: now },
+            {
+              id: orgUserId,
+              kind: 'organisation',
+              email: ORGANISATION_EMAIL,
+              name: claims.org,
+              role: 'admin',
+              password_hash: null,
+              active: 1,
+              session_version: 0,
+              created_at: now,
+              updated_at: now,
+            },
+            {
+              id: newId(),
+              kind: 'person',
+              email: input.admin_email.trim().toLowerCase(),
+              name: input.admin_name,
+              role: 'admin',
+              password_hash: passwordHash,
+              active: 1,
+              session_version: 0,
+              created_at: now,
+              updated_at: now,
+            },
           ])
           .execute()
-        await trx
-          .insertInto('instance')
-          .values({ id: 1, provisioned_at: now, org_name: claims.org, customer_id: claims.sub, org_user_id: orgUserId })
-          .execute()
+        await trx.insertInto('instance').values({ id: 1, provisioned_at: now, org_name: claims.org, customer_id: claims.sub, org_user_id: orgUserId }).execute()
         await license.insert(trx, claims, input.license_token, null)
         await trx
           .insertInto('api_tokens')
-          .values({ id: newId(), user_id: orgUserId, kind: 'org', name: 'tenant_org_token', token_hash: orgToken.hash, hint: orgToken.hint, created_at: now, revoked_at: null })
+          .values({
+            id: newId(),
+            user_id: orgUserId,
+            kind: 'org',
+            name: 'tenant_org_token',
+            token_hash: orgToken.hash,
+            hint: orgToken.hint,
+            created_at: now,
+            revoked_at: null,
+          })
           .execute()
       })
     } catch (error) {

@@ -14,7 +14,16 @@ export function usersRoutes(guard: ReturnType<typeof authGuard>, users: UsersSer
         set.status = 201
         return users.create(body, principal.userId)
       },
-      { auth: 'admin', body: CreateUserBody, response: { 201: User }, detail: { tags, summary: 'Create a user (takes a seat)', responses: { 402: { description: 'The licence has expired, or every seat is taken' }, 409: { description: 'A user with that e-mail exists' } } } },
+      {
+        auth: 'admin',
+        body: CreateUserBody,
+        response: { 201: User },
+        detail: {
+          tags,
+          summary: 'Create a user (takes a seat)',
+          responses: { 402: { description: 'The licence has expired, or every seat is taken' }, 409: { description: 'A user with that e-mail exists' } },
+        },
+      },
     )
     .get('/api/users', () => users.list(), { auth: 'admin', response: { 200: t.Array(User) }, detail: { tags, summary: 'List users' } })
     .get('/api/users/:id', ({ params }) => users.get(params.id), {
@@ -28,13 +37,24 @@ export function usersRoutes(guard: ReturnType<typeof authGuard>, users: UsersSer
       params: UserIdParams,
       body: UpdateUserBody,
       response: { 200: User },
-      detail: { tags, summary: 'Change name, role, password or active', responses: { 402: { description: 'The licence has expired, or reactivating needs a seat and every seat is taken' }, 409: { description: 'The change would leave no active admin' } } },
+      detail: {
+        tags,
+        summary: 'Change name, role, password or active',
+        responses: {
+          402: { description: 'The licence has expired, or reactivating needs a seat and every seat is taken' },
+          409: { description: 'The change would leave no active admin' },
+        },
+      },
     })
     .delete('/api/users/:id', ({ params, principal }) => users.deactivate(params.id, principal.userId), {
       // Taking access away must work even when the licence has lapsed.
       auth: { role: 'admin', whenLicenseLapsed: 'allowed' },
       params: UserIdParams,
       response: { 200: User },
-      detail: { tags, summary: 'Deactivate a user (data stays, tokens stop working)', responses: { 409: { description: 'The user is the last active admin' } } },
+      detail: {
+        tags,
+        summary: 'Deactivate a user (data stays, tokens stop working)',
+        responses: { 409: { description: 'The user is the last active admin' } },
+      },
     })
 }

@@ -73,13 +73,30 @@ export class UsersService {
   async create(input: NewUser, actorId: string | null = null): Promise<UserRecord> {
     const passwordHash = await this.#passwords.hash(input.password)
     const now = isoTime(this.#clock.now())
-    const row = { id: newId(), kind: 'person' as const, email: input.email.trim().toLowerCase(), name: input.name, role: input.role, password_hash: passwordHash, active: 1, session_version: 0, created_at: now, updated_at: now }
+    const row = {
+      id: newId(),
+      kind: 'person' as const,
+      email: input.email.trim().toLowerCase(),
+      name: input.name,
+      role: input.role,
+      password_hash: passwordHash,
+      active: 1,
+      session_version: 0,
+      created_at: now,
+      updated_at: now,
+    }
     try {
       await this.#db.transaction().execute(async (trx) => {
         if (await trx.selectFrom('users').select('id').where('email', '=', row.email).executeTakeFirst()) throw conflict(EMAIL_TAKEN)
         await this.#assertSeatFree(trx)
         await trx.insertInto('users').values(row).execute()
-        await writeAudit(trx, this.#clock, { actor_id: actorId, action: 'user.create', target_type: 'user', target_id: row.id, details: { email: row.email, role: row.role } })
+        await writeAudit(trx, this.#clock, {
+          actor_id: actorId,
+          action: 'user.create',
+          target_type: 'user',
+          target_id: row.id,
+          details: { email: row.email, role: row.role },
+        })
       })
     } catch (error) {
       if (isUniqueEmailViolation(error)) throw conflict(EMAIL_TAKEN)
@@ -95,7 +112,12 @@ export class UsersService {
   }
 
   async #find(db: Kysely<Database>, id: string) {
-    const user = await db.selectFrom('users').select([...RECORD_COLUMNS, 'session_version']).where('id', '=', id).where('kind', '=', 'person').executeTakeFirst()
+    const user = await db
+      .selectFrom('users')
+      .select([...RECORD_COLUMNS, 'session_version'])
+      .where('id', '=', id)
+      .where('kind', '=', 'person')
+      .executeTakeFirst()
     if (!user) throw notFound('User not found')
     return user
   }
@@ -141,7 +163,13 @@ export class UsersService {
         .where('id', '=', id)
         .returning(RECORD_COLUMNS)
         .executeTakeFirstOrThrow()
-      if (deactivating) await trx.updateTable('api_tokens').set({ revoked_at: isoTime(this.#clock.now()) }).where('user_id', '=', id).where('revoked_at', 'is', null).execute()
+      if (deactivating)
+        await trx
+          .updateTable('api_tokens')
+          .set({ revoked_at: isoTime(this.#clock.now()) })
+          .where('user_id', '=', id)
+          .where('revoked_at', 'is', null)
+          .execute()
       await auditUserChanges(trx, this.#clock, actorId, user, changes, passwordHash !== undefined)
       return toRecord(updated)
     })
@@ -154,8 +182,16 @@ export class UsersService {
 }
 
 /** One entry per kind of change an admin made: access (role, active) and credentials are what an auditor looks for. */
-async function auditUserChanges(db: Kysely<Database>, clock: Clock, actorId: string | null, before: { id: string; email: string; role: string; active: number; name: string }, changes: UserChanges, passwordChanged: boolean): Promise<void> {
-  const entry = (action: string, details: Record<string, unknown>) => writeAudit(db, clock, { actor_id: actorId, action, target_type: 'user', target_id: before.id, details: { email: before.email, ...details } })
+async function auditUserChanges(
+  db: Kysely<Database>,
+  clock: Clock,
+  actorId: string | null,
+  before: { id: string; email: string; role: string; active: number; name: string },
+  changes: UserChanges,
+  passwordChanged: boolean,
+): Promise<void> {
+  const entry = (action: string, details: Record<string, unknown>) =>
+    writeAudit(db, clock, { actor_id: actorId, action, target_type: 'user', target_id: before.id, details: { email: before.email, ...details } })
   if (changes.role !== undefined && changes.role !== before.role) await entry('user.role_change', { from: before.role, to: changes.role })
   if (changes.active === false && before.active === 1) await entry('user.deactivate', {})
   if (changes.active === true && before.active === 0) await entry('user.reactivate', {})

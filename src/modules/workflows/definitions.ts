@@ -20,7 +20,6 @@ export interface WorkflowRecord extends StoredWorkflow {
   source: 'draft' | 'live'
 }
 
-
 function checkDefinition(definition: WorkflowDefinition): void {
   const issues = validateDefinition(definition)
   if (issues.length) throw invalidInput(...issues)
@@ -59,7 +58,13 @@ export async function createWorkflow(store: AgentsStore, principal: Principal, a
   return { ...workflow, source: 'draft' }
 }
 
-export async function replaceWorkflow(store: AgentsStore, principal: Principal, agentName: string, workflowId: string, input: WorkflowInput): Promise<WorkflowRecord> {
+export async function replaceWorkflow(
+  store: AgentsStore,
+  principal: Principal,
+  agentName: string,
+  workflowId: string,
+  input: WorkflowInput,
+): Promise<WorkflowRecord> {
   const agent = await authorizeAgent(store.db, agentName, principal, 'own')
   checkDefinition(input.definition)
   const now = isoTime(store.clock.now())

@@ -21,7 +21,11 @@ const Node = t.Object({
     }),
   ),
 })
-const Connection = t.Object({ from: t.String({ minLength: 1, maxLength: 64 }), port: t.Optional(t.String({ maxLength: 32 })), to: t.String({ minLength: 1, maxLength: 64 }) })
+const Connection = t.Object({
+  from: t.String({ minLength: 1, maxLength: 64 }),
+  port: t.Optional(t.String({ maxLength: 32 })),
+  to: t.String({ minLength: 1, maxLength: 64 }),
+})
 export const Definition = t.Object({
   nodes: t.Array(Node),
   connections: t.Array(Connection),
@@ -36,7 +40,14 @@ export const RunParams = t.Object({ agent_name: t.String(), run_id: t.String() }
 
 const Source = t.Union([t.Literal('draft'), t.Literal('live')])
 export const Workflow = t.Object({ id: t.String(), name: t.String(), definition: Definition, source: Source, created_at: DateTime, updated_at: DateTime })
-export const WorkflowSummary = t.Object({ id: t.String(), name: t.String(), node_count: Type.Integer(), source: Source, created_at: DateTime, updated_at: DateTime })
+export const WorkflowSummary = t.Object({
+  id: t.String(),
+  name: t.String(),
+  node_count: Type.Integer(),
+  source: Source,
+  created_at: DateTime,
+  updated_at: DateTime,
+})
 
 export const RunBody = t.Object({
   input: t.Optional(t.Unknown({ description: 'The run input: $json of the first steps and $run.input' })),
@@ -54,7 +65,14 @@ export const ResumeBody = t.Object({
   include_data: t.Optional(t.Boolean()),
 })
 
-const RunStatus = t.Union([t.Literal('running'), t.Literal('waiting_human'), t.Literal('succeeded'), t.Literal('failed'), t.Literal('rejected'), t.Literal('cancelled')])
+const RunStatus = t.Union([
+  t.Literal('running'),
+  t.Literal('waiting_human'),
+  t.Literal('succeeded'),
+  t.Literal('failed'),
+  t.Literal('rejected'),
+  t.Literal('cancelled'),
+])
 export const RUN_HISTORY_PAGING = pagedList(50)
 export const RunsQuery = t.Object({
   status: t.Optional(RunStatus),

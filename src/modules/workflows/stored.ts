@@ -9,7 +9,8 @@ export class StoredWorkflowDamaged extends Error {}
 
 function checkStored(item: DocumentItem, index: number): StoredWorkflow {
   const { id, name, definition } = item
-  const ok = typeof id === 'string' && typeof name === 'string' && isPlainObject(definition) && Array.isArray(definition.nodes) && Array.isArray(definition.connections)
+  const ok =
+    typeof id === 'string' && typeof name === 'string' && isPlainObject(definition) && Array.isArray(definition.nodes) && Array.isArray(definition.connections)
   if (!ok) throw new StoredWorkflowDamaged(`The agent document's workflow #${index} is not a workflow (id, name, definition.nodes and definition.connections)`)
   return item as unknown as StoredWorkflow
 }

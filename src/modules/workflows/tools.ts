@@ -33,11 +33,18 @@ const ResumeWorkflowArgs = Type.Object({
 
 /** The id of the workflow named or identified by `ref` in the version the tools serve. */
 async function resolveWorkflow(store: AgentsStore, principal: Parameters<Tool['handler']>[0], target: WorkflowToolsTarget, ref: string): Promise<string> {
-  const agent = await authorizeAgent(store.db, target.agent, principal, target.source === 'draft' ? 'own' : 'use', 'Only owners can run the draft of this agent')
+  const agent = await authorizeAgent(
+    store.db,
+    target.agent,
+    principal,
+    target.source === 'draft' ? 'own' : 'use',
+    'Only owners can run the draft of this agent',
+  )
   const document = target.source === 'draft' ? await readDraft(store.db, agent.id) : (await readLive(store.db, agent.id))?.document
   const workflows = workflowsOf(document)
   const found = workflows.find((w) => w.id === ref) ?? workflows.find((w) => w.name === ref)
-  if (!found) throw new ToolError('not_found', target.source === 'live' ? `${WORKFLOW_NOT_FOUND} in the live version: '${ref}'` : `${WORKFLOW_NOT_FOUND}: '${ref}'`)
+  if (!found)
+    throw new ToolError('not_found', target.source === 'live' ? `${WORKFLOW_NOT_FOUND} in the live version: '${ref}'` : `${WORKFLOW_NOT_FOUND}: '${ref}'`)
   return found.id
 }
 
@@ -51,7 +58,13 @@ export function workflowTools(store: AgentsStore, runs: WorkflowRuns, target: Wo
     async handler(principal, args) {
       const id = await resolveWorkflow(store, principal, target, args.workflow)
       const dryRun = args.dry_run ?? target.source === 'draft'
-      return runs.start(principal, target.agent, id, { input: args.input, dry_run: dryRun, step_data: args.step_data, include_data: args.include_data, version: target.source })
+      return runs.start(principal, target.agent, id, {
+        input: args.input,
+        dry_run: dryRun,
+        step_data: args.step_data,
+        include_data: args.include_data,
+        version: target.source,
+      })
     },
   }
   const resumeWorkflow: Tool<typeof ResumeWorkflowArgs> = {
@@ -60,7 +73,14 @@ export function workflowTools(store: AgentsStore, runs: WorkflowRuns, target: Wo
     description: 'Approves (optionally with edits) or rejects the approval a run of this agent waits for. Only the person who started the run may decide.',
     inputSchema: ResumeWorkflowArgs,
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-    handler: (principal, args) => runs.resume(principal, target.agent, args.run_id, { decision: args.decision, edits: args.edits, reason: args.reason, include_data: args.include_data }, target.channel),
+    handler: (principal, args) =>
+      runs.resume(
+        principal,
+        target.agent,
+        args.run_id,
+        { decision: args.decision, edits: args.edits, reason: args.reason, include_data: args.include_data },
+        target.channel,
+      ),
   }
   return [runWorkflow, resumeWorkflow] as Tool[]
 }

@@ -48,7 +48,8 @@ export function authGuard({ authenticate, licenseLapsed }: GuardOptions) {
       return {
         detail: { security: [{ bearer: [] }], [AUTH_REQUIREMENT_KEY]: { role, whenLicenseLapsed } },
         transform(context: GuardedContext) {
-          const principal = challenge === undefined ? authenticate(context.request.headers.get('authorization')) : authenticateWith(authenticate, context.request, challenge)
+          const principal =
+            challenge === undefined ? authenticate(context.request.headers.get('authorization')) : authenticateWith(authenticate, context.request, challenge)
           if (role === 'admin' && principal.role !== 'admin') throw forbidden()
           if (whenLicenseLapsed !== 'allowed' && MUTATING.has(context.request.method) && licenseLapsed()) {
             throw new HttpError(402, LICENSE_EXPIRED)

@@ -14,7 +14,11 @@ export interface MigrationReport {
   readonly backupPath: string | null
 }
 
-const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+const stamp = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
 
 /**
  * Steps performed:
@@ -40,7 +44,8 @@ export async function migrateToLatest(
   if (pending.length === 0) return { applied: [], backupPath: null }
 
   // Anything but an empty file is worth a copy, including a database whose bookkeeping was lost.
-  const hasData = handle.writer.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' LIMIT 1").get() !== null
+  const hasData =
+    handle.writer.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' LIMIT 1").get() !== null
   let backupPath: string | null = null
   if (hasData) {
     backupPath = join(backupDir, `pre-migrate-${stamp(nowMs)}-${pending[0]!.name}.db`)

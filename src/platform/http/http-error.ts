@@ -24,5 +24,4 @@ export class HttpError extends Error {
   }
 }
 
-export const notAuthenticated = (): HttpError =>
-  new HttpError(401, 'Not authenticated', { 'www-authenticate': 'Bearer' })
+export const notAuthenticated = (): HttpError => new HttpError(401, 'Not authenticated', { 'www-authenticate': 'Bearer' })

@@ -30,12 +30,23 @@ function queryPropertyIssues(request: Request, errors: Parameters<typeof toValid
   return issues
 }
 
-const STATUS_OF: Readonly<Record<DomainErrorKind, number>> = { invalid_input: 422, bad_request: 400, payment_required: 402, forbidden: 403, not_found: 404, conflict: 409, too_large: 413 }
+const STATUS_OF: Readonly<Record<DomainErrorKind, number>> = {
+  invalid_input: 422,
+  bad_request: 400,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+}
 
 /** A service's error as the contract's body: issues located in the request by where their field came from. */
 function domainErrorResponse(error: DomainError): Response {
   if (error.kind !== 'invalid_input') return errorResponse(STATUS_OF[error.kind], error.message)
-  return errorResponse(422, error.issues.map(({ in: part = 'body', loc, ...issue }) => ({ loc: [part, ...loc], ...issue })))
+  return errorResponse(
+    422,
+    error.issues.map(({ in: part = 'body', loc, ...issue }) => ({ loc: [part, ...loc], ...issue })),
+  )
 }
 
 export interface HttpPlatformOptions {

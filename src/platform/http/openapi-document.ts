@@ -50,9 +50,16 @@ const WWW_AUTHENTICATE = { 'WWW-Authenticate': { description: 'Always `Bearer`',
 const ERROR_RESPONSES: Record<string, { name: string; response: JsonObject }> = {
   '401': {
     name: 'Unauthorized',
-    response: { description: 'Not authenticated: the bearer token is missing, malformed, expired or revoked', headers: WWW_AUTHENTICATE, content: jsonContent('ErrorDetail') },
+    response: {
+      description: 'Not authenticated: the bearer token is missing, malformed, expired or revoked',
+      headers: WWW_AUTHENTICATE,
+      content: jsonContent('ErrorDetail'),
+    },
   },
-  '402': { name: 'LicenseLapsed', response: { description: 'The licence has expired and its grace period is over: changes are refused', content: jsonContent('ErrorDetail') } },
+  '402': {
+    name: 'LicenseLapsed',
+    response: { description: 'The licence has expired and its grace period is over: changes are refused', content: jsonContent('ErrorDetail') },
+  },
   '403': { name: 'Forbidden', response: { description: 'Authenticated but not allowed', content: jsonContent('ErrorDetail') } },
   '404': { name: 'NotFound', response: { description: 'No such resource, or not visible to the caller', content: jsonContent('ErrorDetail') } },
   '411': { name: 'LengthRequired', response: { description: 'A multipart body was sent without a Content-Length', content: jsonContent('ErrorDetail') } },
@@ -107,12 +114,14 @@ function isOptionalBody(body: unknown): boolean {
 
 function successResponses(response: unknown): Record<string, JsonObject> {
   if (response === undefined) return {}
-  const isStatusMap = typeof response === 'object' && response !== null && Object.keys(response).length > 0 && Object.keys(response).every((key) => /^\d{3}$/.test(key))
+  const isStatusMap =
+    typeof response === 'object' && response !== null && Object.keys(response).length > 0 && Object.keys(response).every((key) => /^\d{3}$/.test(key))
   const byStatus = isStatusMap ? (response as JsonObject) : { 200: response }
   const responses: Record<string, JsonObject> = {}
   for (const [status, raw] of Object.entries(byStatus)) {
     const description = SUCCESS_DESCRIPTIONS[status] ?? `Status ${status}`
-    responses[status] = status === '204' || isNoContent(raw) ? { description } : { description, content: { 'application/json': { schema: toOpenApiSchema(raw) } } }
+    responses[status] =
+      status === '204' || isNoContent(raw) ? { description } : { description, content: { 'application/json': { schema: toOpenApiSchema(raw) } } }
   }
   return responses
 }
@@ -140,7 +149,8 @@ function operation(route: RouteDescription, usedResponses: Set<string>): JsonObj
     usedResponses.add(status)
     responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }
   }
-  for (const [status, response] of Object.entries((declared as Record<string, JsonObject> | undefined) ?? {})) responses[status] = completeErrorResponse(status, response)
+  for (const [status, response] of Object.entries((declared as Record<string, JsonObject> | undefined) ?? {}))
+    responses[status] = completeErrorResponse(status, response)
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
   return op
 }
@@ -155,9 +165,7 @@ export function buildOpenApiDocument(routes: readonly RouteDescription[], versio
     paths[path] ??= {}
     paths[path][route.method.toLowerCase()] = operation(route, usedResponses)
   }
-  const responses = Object.fromEntries(
-    [...usedResponses].sort().map((status) => [ERROR_RESPONSES[status]!.name, ERROR_RESPONSES[status]!.response]),
-  )
+  const responses = Object.fromEntries([...usedResponses].sort().map((status) => [ERROR_RESPONSES[status]!.name, ERROR_RESPONSES[status]!.response]))
   return {
     openapi: '3.1.0',
     info: {

@@ -40,7 +40,19 @@ export function openApiRoutes(app: () => AnyElysia, version: string) {
       hidden,
     )
     .get('/api/docs', () => new Response(DOCS_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', ...DOCS_PAGE_HEADERS } }), hidden)
-    .get('/api/docs/init.js', () => new Response(DOCS_INIT, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' } }), hidden)
-    .get('/api/docs/swagger-ui-bundle.js', () => new Response(Bun.file(swaggerBundlePath), { headers: { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=86400' } }), hidden)
-    .get('/api/docs/swagger-ui.css', () => new Response(Bun.file(swaggerCssPath), { headers: { 'content-type': 'text/css', 'cache-control': 'public, max-age=86400' } }), hidden)
+    .get(
+      '/api/docs/init.js',
+      () => new Response(DOCS_INIT, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' } }),
+      hidden,
+    )
+    .get(
+      '/api/docs/swagger-ui-bundle.js',
+      () => new Response(Bun.file(swaggerBundlePath), { headers: { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=86400' } }),
+      hidden,
+    )
+    .get(
+      '/api/docs/swagger-ui.css',
+      () => new Response(Bun.file(swaggerCssPath), { headers: { 'content-type': 'text/css', 'cache-control': 'public, max-age=86400' } }),
+      hidden,
+    )
 }

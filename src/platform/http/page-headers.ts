@@ -4,7 +4,16 @@
  * Only our own scripts, styles, images and API: no inline script (the pages load theirs from files), never framed
  * (clickjacking of approvals and settings), no referrer with tokens in it leaving the instance.
  */
-const BASE_POLICY = ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "img-src 'self' data:", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"]
+const BASE_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+]
 
 const headersFor = (policy: string[]) =>
   Object.freeze({

@@ -42,8 +42,10 @@ export function pageQueryFields(rule: PagingRule) {
 function boundIssue(field: 'limit' | 'offset', value: number, minimum: number, maximum: number): InputIssue | undefined {
   const loc = [field]
   if (!Number.isInteger(value)) return { in: 'query', loc, msg: 'Input should be a valid integer', type: 'int_type', input: value }
-  if (value < minimum) return { in: 'query', loc, msg: `Input should be greater than or equal to ${minimum}`, type: 'greater_than_equal', input: value, ctx: { ge: minimum } }
-  if (value > maximum) return { in: 'query', loc, msg: `Input should be less than or equal to ${maximum}`, type: 'less_than_equal', input: value, ctx: { le: maximum } }
+  if (value < minimum)
+    return { in: 'query', loc, msg: `Input should be greater than or equal to ${minimum}`, type: 'greater_than_equal', input: value, ctx: { ge: minimum } }
+  if (value > maximum)
+    return { in: 'query', loc, msg: `Input should be less than or equal to ${maximum}`, type: 'less_than_equal', input: value, ctx: { le: maximum } }
   return undefined
 }
 

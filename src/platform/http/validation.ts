@@ -29,10 +29,14 @@ type Described = Pick<ValidationIssue, 'type' | 'msg' | 'ctx'>
 /** A bound the number breaks, in pydantic's words; undefined when it keeps them all. */
 function rangeIssue(number: number, schema: Schema): Described | undefined {
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema as Record<string, number | undefined>
-  if (minimum !== undefined && number < minimum) return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${minimum}`, ctx: { ge: minimum } }
-  if (exclusiveMinimum !== undefined && number <= exclusiveMinimum) return { type: 'greater_than', msg: `Input should be greater than ${exclusiveMinimum}`, ctx: { gt: exclusiveMinimum } }
-  if (maximum !== undefined && number > maximum) return { type: 'less_than_equal', msg: `Input should be less than or equal to ${maximum}`, ctx: { le: maximum } }
-  if (exclusiveMaximum !== undefined && number >= exclusiveMaximum) return { type: 'less_than', msg: `Input should be less than ${exclusiveMaximum}`, ctx: { lt: exclusiveMaximum } }
+  if (minimum !== undefined && number < minimum)
+    return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${minimum}`, ctx: { ge: minimum } }
+  if (exclusiveMinimum !== undefined && number <= exclusiveMinimum)
+    return { type: 'greater_than', msg: `Input should be greater than ${exclusiveMinimum}`, ctx: { gt: exclusiveMinimum } }
+  if (maximum !== undefined && number > maximum)
+    return { type: 'less_than_equal', msg: `Input should be less than or equal to ${maximum}`, ctx: { le: maximum } }
+  if (exclusiveMaximum !== undefined && number >= exclusiveMaximum)
+    return { type: 'less_than', msg: `Input should be less than ${exclusiveMaximum}`, ctx: { lt: exclusiveMaximum } }
   return undefined
 }
 
@@ -89,7 +93,8 @@ function describe(error: ValueError): Pick<ValidationIssue, 'type' | 'msg' | 'ct
     case ValueErrorType.StringMinLength:
       return { type: 'string_too_short', msg: `String should have at least ${schema.minLength} characters`, ctx: { min_length: schema.minLength } }
     case ValueErrorType.StringPattern:
-      if (schema.pattern === NOT_BLANK) return { type: 'string_too_short', msg: 'String should have at least 1 character that is not a space', ctx: { min_length: 1 } }
+      if (schema.pattern === NOT_BLANK)
+        return { type: 'string_too_short', msg: 'String should have at least 1 character that is not a space', ctx: { min_length: 1 } }
       return { type: 'string_pattern_mismatch', msg: `String should match pattern '${schema.pattern}'`, ctx: { pattern: schema.pattern } }
     case ValueErrorType.StringFormat:
     case ValueErrorType.StringFormatUnknown:
@@ -139,7 +144,11 @@ export function toValidationIssues(source: string, errors: readonly ValueError[]
   const prefix = LOC_ROOT[source] ?? source
   // TypeBox lets an array pass as an object and then reports every field as absent; the real problem is the root.
   if (rootSchema?.type === 'object' && (root === null || typeof root !== 'object' || Array.isArray(root))) {
-    return [root === undefined ? { loc: [prefix], msg: 'Field required', type: 'missing' } : { loc: [prefix], msg: 'Input should be an object', type: 'model_type', input: echoInput(root) }]
+    return [
+      root === undefined
+        ? { loc: [prefix], msg: 'Field required', type: 'missing' }
+        : { loc: [prefix], msg: 'Input should be an object', type: 'model_type', input: echoInput(root) },
+    ]
   }
   // One error per path, and "missing" beats whatever else was said about the same absent field.
   const byPath = new Map<string, ValueError>()

@@ -153,8 +153,7 @@ export function unmapIPv4(address: IpAddress): IpAddress {
   return cidrContains(MAPPED, address) ? { family: 4, value: address.value & 0xffffffffn } : address
 }
 
-const rules = (table: [string, ForbiddenReason][]): [Cidr, ForbiddenReason][] =>
-  table.map(([cidr, reason]) => [parseCidr(cidr)!, reason])
+const rules = (table: [string, ForbiddenReason][]): [Cidr, ForbiddenReason][] => table.map(([cidr, reason]) => [parseCidr(cidr)!, reason])
 
 // IANA's IPv4 special-purpose registry: everything not globally reachable, plus documentation and benchmarking
 // ranges no real API lives in. Broadcast before 240/4 so the reason is the precise one.

@@ -13,7 +13,10 @@ export type AllowEntry =
 
 /** An entry that is not a host, host:port or CIDR; the message names the entry and is fit for a 422 `msg`. */
 export class AllowEntryError extends Error {
-  constructor(readonly entry: string, reason: string) {
+  constructor(
+    readonly entry: string,
+    reason: string,
+  ) {
     super(`"${entry}" ${reason}`)
     this.name = 'AllowEntryError'
   }

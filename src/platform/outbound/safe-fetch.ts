@@ -78,7 +78,19 @@ export const OUTBOUND_LIMITS = Object.freeze({
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization']
 // RFC 9110 §7.6.1 hop-by-hop fields, plus the framing and routing headers only the client may set.
-const CLIENT_OWNED_HEADERS = ['host', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'expect', 'proxy-authorization']
+const CLIENT_OWNED_HEADERS = [
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'expect',
+  'proxy-authorization',
+]
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']
 // Failures where nothing was sent, so the next address of the host may be tried even for a POST.
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ConnectionRefused', 'FailedToOpenSocket'])

@@ -35,7 +35,16 @@ export interface Tool<Input extends TObject = TObject> {
 /** How a module offers tools: for one caller (descriptions may list what they can see) and one target. */
 export type ToolProvider<Target> = (principal: Principal, target: Target) => Promise<Tool[]>
 
-export type ToolErrorCode = 'invalid_arguments' | 'not_authenticated' | 'license_required' | 'forbidden' | 'not_found' | 'conflict' | 'too_large' | 'rate_limited' | 'failed'
+export type ToolErrorCode =
+  | 'invalid_arguments'
+  | 'not_authenticated'
+  | 'license_required'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'rate_limited'
+  | 'failed'
 
 /** A failure a caller can act on: never a stack trace, never a secret. `issues` locate problems in the arguments. */
 export class ToolError extends Error {
@@ -76,7 +85,10 @@ const describeIssue = (issue: ValidationIssue) => (issue.loc.length > 0 ? `${iss
 export async function callTool(tool: Tool, principal: Principal, args: unknown): Promise<ToolOutcome> {
   const given = args ?? {}
   if (!Value.Check(tool.inputSchema, given)) {
-    const issues = toValidationIssues('arguments', [...Value.Errors(tool.inputSchema, given)], given, tool.inputSchema as never).map((issue) => ({ ...issue, loc: issue.loc.slice(1) }))
+    const issues = toValidationIssues('arguments', [...Value.Errors(tool.inputSchema, given)], given, tool.inputSchema as never).map((issue) => ({
+      ...issue,
+      loc: issue.loc.slice(1),
+    }))
     return { ok: false, error: new ToolError('invalid_arguments', issues.map(describeIssue).join('; ') || 'The arguments are not valid', issues) }
   }
   try {
@@ -89,8 +101,20 @@ export async function callTool(tool: Tool, principal: Principal, args: unknown):
 }
 
 /** What an MCP client or a model is shown of a tool: its name, description and input as JSON Schema. */
-export function describeTool(tool: Tool): { name: string; title?: string; description: string; inputSchema: Record<string, unknown>; annotations?: ToolAnnotations } {
+export function describeTool(tool: Tool): {
+  name: string
+  title?: string
+  description: string
+  inputSchema: Record<string, unknown>
+  annotations?: ToolAnnotations
+} {
   // TypeBox schemas are JSON Schema already; the clone drops TypeBox's symbol keys.
   const inputSchema = JSON.parse(JSON.stringify(tool.inputSchema)) as Record<string, unknown>
-  return { name: tool.name, ...(tool.title && { title: tool.title }), description: tool.description, inputSchema, ...(tool.annotations && { annotations: tool.annotations }) }
+  return {
+    name: tool.name,
+    ...(tool.title && { title: tool.title }),
+    description: tool.description,
+    inputSchema,
+    ...(tool.annotations && { annotations: tool.annotations }),
+  }
 }

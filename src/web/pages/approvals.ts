@@ -53,17 +53,29 @@ function Decision({ run, onDone }: { run: Run; onDone: (run: Run) => void }) {
       setBusy(false)
     }
   }
-  return h('article', { class: 'card', 'aria-labelledby': `run-${id}` },
+  return h(
+    'article',
+    { class: 'card', 'aria-labelledby': `run-${id}` },
     h('h2', { id: `run-${id}` }, `${run.agent} · ${run.workflow_name}`),
     h('p', { class: 'gate-message' }, run.waiting?.message ?? ''),
     h('p', { class: 'muted' }, `Waiting since ${formatDate(run.waiting?.since)}; expires ${formatDate(run.waiting?.expires_at)}`),
     run.waiting?.data !== undefined ? h('figure', null, h('figcaption', null, 'Gate data'), h('pre', { class: 'data' }, json(run.waiting.data))) : null,
     error.form ? h(Banner, { kind: 'error' }, error.form) : null,
-    h(Field, { id: `edits-${id}`, label: 'Edits to apply when approving (optional JSON)', value: edits, onInput: setEdits, error: error.edits, multiline: true }),
+    h(Field, {
+      id: `edits-${id}`,
+      label: 'Edits to apply when approving (optional JSON)',
+      value: edits,
+      onInput: setEdits,
+      error: error.edits,
+      multiline: true,
+    }),
     h(Field, { id: `reason-${id}`, label: 'Reason when rejecting (optional)', value: reason, onInput: setReason }),
-    h('div', { class: 'actions' },
+    h(
+      'div',
+      { class: 'actions' },
       h('button', { type: 'button', class: 'primary', disabled: busy, onClick: () => decide('approve') }, 'Approve'),
-      h('button', { type: 'button', class: 'danger', disabled: busy, onClick: () => decide('reject') }, 'Reject')),
+      h('button', { type: 'button', class: 'danger', disabled: busy, onClick: () => decide('reject') }, 'Reject'),
+    ),
   )
 }
 
@@ -74,16 +86,28 @@ export function ApprovalsPage({ me }: { me: Me }) {
     setResults([run, ...results])
     runs.reload()
   }
-  return h('section', null,
+  return h(
+    'section',
+    null,
     h('h1', null, 'Approvals'),
-    h('div', { 'aria-live': 'polite' },
-      results.map((run) => h(Banner, { kind: run.status === 'failed' ? 'error' : 'success', key: run.run_id },
-        h('strong', null, `${run.agent} · ${run.workflow_name}: ${run.status}`),
-        run.result !== undefined && run.result !== null ? h('pre', { class: 'data' }, json(run.result)) : null,
-        run.error ? h('p', null, run.error.message) : null))),
-    !runs.data ? h(Loading, { error: runs.error })
-      : runs.data.length === 0 ? h('p', null, 'Nothing is waiting for your approval.')
-      : runs.data.map((run) => h(Decision, { run, onDone: done, key: run.run_id })),
+    h(
+      'div',
+      { 'aria-live': 'polite' },
+      results.map((run) =>
+        h(
+          Banner,
+          { kind: run.status === 'failed' ? 'error' : 'success', key: run.run_id },
+          h('strong', null, `${run.agent} · ${run.workflow_name}: ${run.status}`),
+          run.result !== undefined && run.result !== null ? h('pre', { class: 'data' }, json(run.result)) : null,
+          run.error ? h('p', null, run.error.message) : null,
+        ),
+      ),
+    ),
+    !runs.data
+      ? h(Loading, { error: runs.error })
+      : runs.data.length === 0
+        ? h('p', null, 'Nothing is waiting for your approval.')
+        : runs.data.map((run) => h(Decision, { run, onDone: done, key: run.run_id })),
     h('button', { type: 'button', onClick: runs.reload }, 'Refresh'),
   )
 }

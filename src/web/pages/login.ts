@@ -22,12 +22,24 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => void }) {
       setBusy(false)
     }
   }
-  return h('main', { class: 'narrow' },
+  return h(
+    'main',
+    { class: 'narrow' },
     h('h1', null, 'Sign in to Agentbox'),
     error ? h(Banner, { kind: 'error' }, error) : null,
-    h('form', { onSubmit: submit },
+    h(
+      'form',
+      { onSubmit: submit },
       h(Field, { id: 'email', label: 'E-mail', type: 'email', value: email, onInput: setEmail, autocomplete: 'username', required: true }),
-      h(Field, { id: 'password', label: 'Password', type: 'password', value: password, onInput: setPassword, autocomplete: 'current-password', required: true }),
+      h(Field, {
+        id: 'password',
+        label: 'Password',
+        type: 'password',
+        value: password,
+        onInput: setPassword,
+        autocomplete: 'current-password',
+        required: true,
+      }),
       h('button', { type: 'submit', class: 'primary', disabled: busy }, busy ? 'Signing in…' : 'Sign in'),
     ),
   )

@@ -4,8 +4,20 @@ import { api, ApiError, errorText } from '../api.ts'
 import type { Me } from '../session.ts'
 import { Banner, Field, formatDate, h, Loading, useLoad } from '../ui.ts'
 
-interface Health { status: string; version: string; uptime_s: number; license: { status: string; mode: string; expires_at: string | null; evaluation: boolean } }
-interface License { org: string; seats: number; seats_used: number; expires_at: string; status: string; evaluation: boolean }
+interface Health {
+  status: string
+  version: string
+  uptime_s: number
+  license: { status: string; mode: string; expires_at: string | null; evaluation: boolean }
+}
+interface License {
+  org: string
+  seats: number
+  seats_used: number
+  expires_at: string
+  status: string
+  evaluation: boolean
+}
 
 /** Admins paste a signed licence here: after an evaluation, or to renew. */
 function ApplyLicence({ onApplied }: { onApplied: () => void }) {
@@ -29,23 +41,45 @@ function ApplyLicence({ onApplied }: { onApplied: () => void }) {
       setBusy(false)
     }
   }
-  return h('form', { onSubmit: submit, noValidate: true },
+  return h(
+    'form',
+    { onSubmit: submit, noValidate: true },
     h('h2', null, 'Apply a licence'),
     done ? h(Banner, { kind: 'success' }, done) : null,
-    h(Field, { id: 'apply_license_token', label: 'Licence token', value: token, onInput: setToken, error: error || undefined, multiline: true, required: true }),
+    h(Field, {
+      id: 'apply_license_token',
+      label: 'Licence token',
+      value: token,
+      onInput: setToken,
+      error: error || undefined,
+      multiline: true,
+      required: true,
+    }),
     h('button', { type: 'submit', class: 'primary', disabled: busy || token.trim() === '' }, busy ? 'Applying…' : 'Apply licence'),
   )
 }
 
 export function LicenseBanners({ health }: { health: Health | undefined }) {
   if (!health) return null
-  return h('div', null,
-    health.license.mode === 'test' ? h(Banner, { kind: 'info' }, 'Test licence: this instance trusts only the public test key. Do not use it in production.') : null,
+  return h(
+    'div',
+    null,
+    health.license.mode === 'test'
+      ? h(Banner, { kind: 'info' }, 'Test licence: this instance trusts only the public test key. Do not use it in production.')
+      : null,
     health.license.evaluation && health.license.status === 'valid'
-      ? h(Banner, { kind: 'info' }, `Evaluation: this instance runs on a 30-day evaluation with 5 seats, until ${formatDate(health.license.expires_at)}. An admin applies a licence on this page to keep going.`)
+      ? h(
+          Banner,
+          { kind: 'info' },
+          `Evaluation: this instance runs on a 30-day evaluation with 5 seats, until ${formatDate(health.license.expires_at)}. An admin applies a licence on this page to keep going.`,
+        )
       : null,
     health.license.status === 'grace'
-      ? h(Banner, { kind: 'warning' }, `The licence expired on ${formatDate(health.license.expires_at)}. Everything keeps working during the 14-day grace period: apply a new licence before it ends.`)
+      ? h(
+          Banner,
+          { kind: 'warning' },
+          `The licence expired on ${formatDate(health.license.expires_at)}. Everything keeps working during the 14-day grace period: apply a new licence before it ends.`,
+        )
       : null,
     health.license.status === 'expired'
       ? h(Banner, { kind: 'error' }, 'The licence has expired: changes are blocked until a new licence is applied. Reading still works.')
@@ -59,10 +93,14 @@ export function OverviewPage({ me }: { me: Me }) {
   if (!health.data) return h(Loading, { error: health.error })
   const lic = license.data
   const row = (term: string, value: string) => h('div', { class: 'stat' }, h('dt', null, term), h('dd', null, value))
-  return h('section', null,
+  return h(
+    'section',
+    null,
     h('h1', null, 'Overview'),
     h(LicenseBanners, { health: health.data }),
-    h('dl', { class: 'stats' },
+    h(
+      'dl',
+      { class: 'stats' },
       row('Health', health.data.status),
       row('Version', health.data.version),
       row('Licence status', health.data.license.status),

@@ -6,24 +6,57 @@ import type { Me, UserSettings } from '../session.ts'
 import { Banner, CopyButton, Field, formatDate, h, Loading, Select, useLoad } from '../ui.ts'
 
 type Preset = UserSettings['prompt_presets'][number]
-interface ApiToken { id: string; name: string; kind: 'org' | 'pat'; hint: string; created_at: string; revoked_at: string | null }
-interface OrgSettings { workflow_recording: 'full' | 'headers_only' | 'disabled' }
+interface ApiToken {
+  id: string
+  name: string
+  kind: 'org' | 'pat'
+  hint: string
+  created_at: string
+  revoked_at: string | null
+}
+interface OrgSettings {
+  workflow_recording: 'full' | 'headers_only' | 'disabled'
+}
 type Notice = { kind: 'success' | 'error' | 'info'; text: string } | null
 
 const LANGUAGES = [
-  ['en', 'English (en)'], ['he', 'עברית (he)'], ['ar', 'العربية (ar)'], ['fa', 'فارسی (fa)'], ['ur', 'اردو (ur)'],
-  ['ja', '日本語 (ja)'], ['zh', '中文 (zh)'], ['ko', '한국어 (ko)'], ['de', 'Deutsch (de)'], ['fr', 'Français (fr)'],
-  ['es', 'Español (es)'], ['it', 'Italiano (it)'], ['pt-BR', 'Português do Brasil (pt-BR)'], ['nl', 'Nederlands (nl)'],
-  ['pl', 'Polski (pl)'], ['ru', 'Русский (ru)'], ['uk', 'Українська (uk)'], ['tr', 'Türkçe (tr)'], ['hi', 'हिन्दी (hi)'],
+  ['en', 'English (en)'],
+  ['he', 'עברית (he)'],
+  ['ar', 'العربية (ar)'],
+  ['fa', 'فارسی (fa)'],
+  ['ur', 'اردو (ur)'],
+  ['ja', '日本語 (ja)'],
+  ['zh', '中文 (zh)'],
+  ['ko', '한국어 (ko)'],
+  ['de', 'Deutsch (de)'],
+  ['fr', 'Français (fr)'],
+  ['es', 'Español (es)'],
+  ['it', 'Italiano (it)'],
+  ['pt-BR', 'Português do Brasil (pt-BR)'],
+  ['nl', 'Nederlands (nl)'],
+  ['pl', 'Polski (pl)'],
+  ['ru', 'Русский (ru)'],
+  ['uk', 'Українська (uk)'],
+  ['tr', 'Türkçe (tr)'],
+  ['hi', 'हिन्दी (hi)'],
 ] as const
-const THEMES = [['system', 'Follow the system'], ['light', 'Light'], ['dark', 'Dark']] as const
-const RECORDING = [['full', 'Full (headers and bodies)'], ['headers_only', 'Headers only'], ['disabled', 'Disabled']] as const
+const THEMES = [
+  ['system', 'Follow the system'],
+  ['light', 'Light'],
+  ['dark', 'Dark'],
+] as const
+const RECORDING = [
+  ['full', 'Full (headers and bodies)'],
+  ['headers_only', 'Headers only'],
+  ['disabled', 'Disabled'],
+] as const
 
 /** crypto.randomUUID needs a secure context; a plain-http LAN install still gets unique enough preset ids. */
-const newId = () => (globalThis.crypto?.randomUUID?.() ?? `p-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`)
+const newId = () => globalThis.crypto?.randomUUID?.() ?? `p-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`
 
 // The console's own sentences are English: dir=auto keeps their punctuation and quotes in place on a right-to-left page.
-const banner = (notice: Notice) => h('div', { 'aria-live': 'polite' }, notice ? h(Banner, { kind: notice.kind }, h('span', { dir: 'auto' }, notice.text)) : null)
+const banner = (notice: Notice) =>
+  h('div', { 'aria-live': 'polite' }, notice ? h(Banner, { kind: notice.kind }, h('span', { dir: 'auto' }, notice.text)) : null)
 
 function PersonalSettings({ settings, onSaved }: { settings: UserSettings; onSaved: () => Promise<unknown> | void }) {
   const [language, setLanguage] = useState(settings.language)
@@ -67,28 +100,63 @@ function PersonalSettings({ settings, onSaved }: { settings: UserSettings; onSav
   }
 
   const presetError = Object.entries(errors).find(([key]) => key.startsWith('prompt_presets'))?.[1]
-  return h('form', { class: 'card', onSubmit: save, 'aria-labelledby': 'personal-title' },
+  return h(
+    'form',
+    { class: 'card', onSubmit: save, 'aria-labelledby': 'personal-title' },
     h('h2', { id: 'personal-title' }, 'Your settings'),
     banner(notice),
-    h('div', { class: 'filters' },
-      h('div', null,
+    h(
+      'div',
+      { class: 'filters' },
+      h(
+        'div',
+        null,
         h(Select, { id: 'settings-language', label: 'Language', value: language, options: languages, onChange: setLanguage }),
-        errors.language ? h('div', { class: 'field-error', role: 'alert' }, errors.language) : null),
-      h('div', null,
+        errors.language ? h('div', { class: 'field-error', role: 'alert' }, errors.language) : null,
+      ),
+      h(
+        'div',
+        null,
         h(Select, { id: 'settings-theme', label: 'Dark mode', value: theme, options: THEMES, onChange: setTheme }),
-        errors.dark_mode ? h('div', { class: 'field-error', role: 'alert' }, errors.dark_mode) : null)),
-    h('fieldset', null,
+        errors.dark_mode ? h('div', { class: 'field-error', role: 'alert' }, errors.dark_mode) : null,
+      ),
+    ),
+    h(
+      'fieldset',
+      null,
       h('legend', null, 'Prompt presets'),
-      presets.length === 0 ? h('p', { class: 'muted' }, 'No presets yet.')
-        : h('ul', { class: 'presets' }, presets.map((p) => h('li', { key: p.id },
-          h('div', null, h('strong', { dir: 'auto' }, p.name), h('p', { class: 'muted preset-prompt', dir: 'auto' }, p.prompt)),
-          h('button', { type: 'button', class: 'danger', onClick: () => setPresets(presets.filter((x) => x.id !== p.id)) },
-            'Remove', h('span', { class: 'sr-only' }, ` preset ${p.name}`))))),
+      presets.length === 0
+        ? h('p', { class: 'muted' }, 'No presets yet.')
+        : h(
+            'ul',
+            { class: 'presets' },
+            presets.map((p) =>
+              h(
+                'li',
+                { key: p.id },
+                h('div', null, h('strong', { dir: 'auto' }, p.name), h('p', { class: 'muted preset-prompt', dir: 'auto' }, p.prompt)),
+                h(
+                  'button',
+                  { type: 'button', class: 'danger', onClick: () => setPresets(presets.filter((x) => x.id !== p.id)) },
+                  'Remove',
+                  h('span', { class: 'sr-only' }, ` preset ${p.name}`),
+                ),
+              ),
+            ),
+          ),
       presetError ? h('div', { class: 'field-error', role: 'alert' }, presetError) : null,
       h(Field, { id: 'preset-name', label: 'New preset name', value: draft.name, onInput: (name) => setDraft({ ...draft, name }), error: draftErrors.name }),
-      h(Field, { id: 'preset-prompt', label: 'New preset prompt', value: draft.prompt, onInput: (prompt) => setDraft({ ...draft, prompt }), error: draftErrors.prompt, multiline: true }),
+      h(Field, {
+        id: 'preset-prompt',
+        label: 'New preset prompt',
+        value: draft.prompt,
+        onInput: (prompt) => setDraft({ ...draft, prompt }),
+        error: draftErrors.prompt,
+        multiline: true,
+      }),
       h('button', { type: 'button', onClick: addPreset }, 'Add preset'),
-      h('p', { class: 'hint' }, 'Added and removed presets are kept when you save.')),
+      h('p', { class: 'hint' }, 'Added and removed presets are kept when you save.'),
+    ),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary', disabled: busy }, 'Save settings')),
   )
 }
@@ -105,7 +173,10 @@ function OrgRecording() {
     setBusy(true)
     try {
       const res = await api<OrgSettings>('PUT', '/api/org/settings', { workflow_recording: value })
-      setNotice({ kind: 'success', text: `Workflow recording is now "${RECORDING.find(([v]) => v === res.workflow_recording)?.[1] ?? res.workflow_recording}".` })
+      setNotice({
+        kind: 'success',
+        text: `Workflow recording is now "${RECORDING.find(([v]) => v === res.workflow_recording)?.[1] ?? res.workflow_recording}".`,
+      })
       setMode(null)
       org.reload()
     } catch (e) {
@@ -114,7 +185,9 @@ function OrgRecording() {
       setBusy(false)
     }
   }
-  return h('form', { class: 'card', onSubmit: save, 'aria-labelledby': 'org-title' },
+  return h(
+    'form',
+    { class: 'card', onSubmit: save, 'aria-labelledby': 'org-title' },
     h('h2', { id: 'org-title' }, 'Organisation (admins)'),
     banner(notice),
     h(Select, { id: 'org-recording', label: 'Workflow recording', value, options: RECORDING, onChange: setMode }),
@@ -154,38 +227,94 @@ function ApiTokens() {
     tokens.reload()
   }
 
-  return h('section', { class: 'card', 'aria-labelledby': 'tokens-title' },
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'tokens-title' },
     h('h2', { id: 'tokens-title' }, 'Personal API tokens'),
     h('p', { class: 'hint' }, 'A token acts as you on the API (Authorization: Bearer …). Revoke it when a device or script no longer needs it.'),
     banner(notice),
     created
-      ? h('div', { class: 'banner banner-warning', role: 'status' },
-        h('p', null, h('strong', null, 'Copy it now: it will not be shown again.')),
-        h('div', { class: 'field' },
-          h('label', { for: 'created-token' }, 'New token ', h('bdi', null, `"${created.name}"`)),
-          h('input', { id: 'created-token', class: 'token', dir: 'ltr', readOnly: true, value: created.token, onFocus: (e: Event) => (e.currentTarget as HTMLInputElement).select() })),
-        h('div', { class: 'actions' }, h(CopyButton, { text: created.token, label: 'Copy token' }), h('button', { type: 'button', onClick: () => setCreated(null) }, 'I have copied it')))
+      ? h(
+          'div',
+          { class: 'banner banner-warning', role: 'status' },
+          h('p', null, h('strong', null, 'Copy it now: it will not be shown again.')),
+          h(
+            'div',
+            { class: 'field' },
+            h('label', { for: 'created-token' }, 'New token ', h('bdi', null, `"${created.name}"`)),
+            h('input', {
+              id: 'created-token',
+              class: 'token',
+              dir: 'ltr',
+              readOnly: true,
+              value: created.token,
+              onFocus: (e: Event) => (e.currentTarget as HTMLInputElement).select(),
+            }),
+          ),
+          h(
+            'div',
+            { class: 'actions' },
+            h(CopyButton, { text: created.token, label: 'Copy token' }),
+            h('button', { type: 'button', onClick: () => setCreated(null) }, 'I have copied it'),
+          ),
+        )
       : null,
-    h('form', { onSubmit: create, class: 'inline-form' },
+    h(
+      'form',
+      { onSubmit: create, class: 'inline-form' },
       h(Field, { id: 'token-name', label: 'Token name', value: name, onInput: setName, error: nameError, hint: 'e.g. laptop, CI', required: true }),
-      h('button', { type: 'submit', class: 'primary' }, 'Create token')),
-    !tokens.data ? h(Loading, { error: tokens.error })
-      : tokens.data.length === 0 ? h('p', null, 'You have no tokens.')
-      : h('div', { class: 'table-wrap' }, h('table', { class: 'stack' },
-        h('caption', { class: 'sr-only' }, 'Your API tokens'),
-        h('thead', null, h('tr', null, ['Name', 'Ends in', 'Created', 'Revoked', 'Actions'].map((c) => h('th', { scope: 'col', key: c }, c)))),
-        h('tbody', null, tokens.data.map((t) => h('tr', { key: t.id },
-          h('th', { scope: 'row', 'data-label': 'Name' }, h('bdi', null, t.name), t.kind === 'org' ? ' (organisation)' : ''),
-          h('td', { 'data-label': 'Ends in', class: 'token' }, h('bdi', { dir: 'ltr' }, `…${t.hint}`)),
-          h('td', { 'data-label': 'Created' }, formatDate(t.created_at)),
-          h('td', { 'data-label': 'Revoked' }, t.revoked_at ? formatDate(t.revoked_at) : 'No'),
-          h('td', { 'data-label': 'Actions' }, t.revoked_at ? '—'
-            : h('button', { type: 'button', class: 'danger', onClick: () => revoke(t) }, 'Revoke', h('span', { class: 'sr-only' }, ` ${t.name}`)))))))),
+      h('button', { type: 'submit', class: 'primary' }, 'Create token'),
+    ),
+    !tokens.data
+      ? h(Loading, { error: tokens.error })
+      : tokens.data.length === 0
+        ? h('p', null, 'You have no tokens.')
+        : h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              { class: 'stack' },
+              h('caption', { class: 'sr-only' }, 'Your API tokens'),
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  ['Name', 'Ends in', 'Created', 'Revoked', 'Actions'].map((c) => h('th', { scope: 'col', key: c }, c)),
+                ),
+              ),
+              h(
+                'tbody',
+                null,
+                tokens.data.map((t) =>
+                  h(
+                    'tr',
+                    { key: t.id },
+                    h('th', { scope: 'row', 'data-label': 'Name' }, h('bdi', null, t.name), t.kind === 'org' ? ' (organisation)' : ''),
+                    h('td', { 'data-label': 'Ends in', class: 'token' }, h('bdi', { dir: 'ltr' }, `…${t.hint}`)),
+                    h('td', { 'data-label': 'Created' }, formatDate(t.created_at)),
+                    h('td', { 'data-label': 'Revoked' }, t.revoked_at ? formatDate(t.revoked_at) : 'No'),
+                    h(
+                      'td',
+                      { 'data-label': 'Actions' },
+                      t.revoked_at
+                        ? '—'
+                        : h('button', { type: 'button', class: 'danger', onClick: () => revoke(t) }, 'Revoke', h('span', { class: 'sr-only' }, ` ${t.name}`)),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          ),
   )
 }
 
 export function SettingsPage({ me, settings, onSaved }: { me: Me; settings: UserSettings; onSaved: () => Promise<unknown> | void }) {
-  return h('section', null,
+  return h(
+    'section',
+    null,
     h('h1', null, 'Settings'),
     h(PersonalSettings, { settings, onSaved }),
     me.role === 'admin' ? h(OrgRecording, null) : null,

@@ -24,12 +24,18 @@ export function SetupPage() {
     setErrors({})
     setBusy(true)
     try {
-      const body = { license_token: evaluation ? 'evaluation' : form.license_token.trim(), admin_email: form.admin_email, admin_name: form.admin_name, admin_password: form.admin_password }
+      const body = {
+        license_token: evaluation ? 'evaluation' : form.license_token.trim(),
+        admin_email: form.admin_email,
+        admin_name: form.admin_name,
+        admin_password: form.admin_password,
+      }
       const res = await api<{ tenant_org_token: string }>('POST', '/api/tenant/setup', body, form.setup_token.trim() || 'missing')
       setOrgToken(res.tenant_org_token)
     } catch (e) {
       if (e instanceof ApiError && Object.keys(e.fields).length > 0) setErrors(e.fields)
-      else if (e instanceof ApiError && e.status === 401) setErrors({ setup_token: 'This setup token is not valid: use the link the server printed at first start' })
+      else if (e instanceof ApiError && e.status === 401)
+        setErrors({ setup_token: 'This setup token is not valid: use the link the server printed at first start' })
       else setFormError(errorText(e))
     } finally {
       setBusy(false)
@@ -37,36 +43,108 @@ export function SetupPage() {
   }
 
   if (orgToken) {
-    return h('main', { class: 'narrow' },
+    return h(
+      'main',
+      { class: 'narrow' },
       h('h1', null, 'Agentbox is ready'),
       h(Banner, { kind: 'warning' }, 'This is your organisation token. Copy it and keep it safe now: it will not be shown again.'),
       h('label', { for: 'org-token' }, 'Organisation token'),
       h('input', { id: 'org-token', class: 'token', readOnly: true, value: orgToken, onFocus: (e: Event) => (e.currentTarget as HTMLInputElement).select() }),
-      h('div', { class: 'actions' },
+      h(
+        'div',
+        { class: 'actions' },
         h(CopyButton, { text: orgToken, label: 'Copy token' }),
-        h('button', { type: 'button', class: 'primary', onClick: () => navigate('/login') }, 'Continue to sign in')),
+        h('button', { type: 'button', class: 'primary', onClick: () => navigate('/login') }, 'Continue to sign in'),
+      ),
     )
   }
 
-  return h('main', { class: 'narrow' },
+  return h(
+    'main',
+    { class: 'narrow' },
     h('h1', null, 'Set up Agentbox'),
     h('p', null, 'Enter your licence, or start a 30-day evaluation, and create the first administrator.'),
     formError ? h(Banner, { kind: 'error' }, formError) : null,
-    h('form', { onSubmit: submit, noValidate: true },
-      linkToken ? null : h(Field, { id: 'setup_token', label: 'Setup token', value: form.setup_token, onInput: set('setup_token'), error: errors.setup_token, autocomplete: 'off', required: true }),
+    h(
+      'form',
+      { onSubmit: submit, noValidate: true },
+      linkToken
+        ? null
+        : h(Field, {
+            id: 'setup_token',
+            label: 'Setup token',
+            value: form.setup_token,
+            onInput: set('setup_token'),
+            error: errors.setup_token,
+            autocomplete: 'off',
+            required: true,
+          }),
       linkToken && errors.setup_token ? h(Banner, { kind: 'error' }, errors.setup_token) : null,
-      h('fieldset', { class: 'choice' },
+      h(
+        'fieldset',
+        { class: 'choice' },
         h('legend', null, 'Licence'),
         h('label', null, h('input', { type: 'radio', name: 'licence-kind', checked: !evaluation, onChange: () => setEvaluation(false) }), ' I have a licence'),
-        h('label', null, h('input', { type: 'radio', name: 'licence-kind', id: 'evaluation', checked: evaluation, onChange: () => setEvaluation(true) }), ' Start a 30-day evaluation (5 users; apply a licence later in Settings)'),
+        h(
+          'label',
+          null,
+          h('input', { type: 'radio', name: 'licence-kind', id: 'evaluation', checked: evaluation, onChange: () => setEvaluation(true) }),
+          ' Start a 30-day evaluation (5 users; apply a licence later in Settings)',
+        ),
       ),
       evaluation
-        ? (errors.license_token ? h(Banner, { kind: 'error' }, errors.license_token) : null)
-        : h(Field, { id: 'license_token', label: 'Licence token', value: form.license_token, onInput: set('license_token'), error: errors.license_token, multiline: true, required: true }),
-      h(Field, { id: 'admin_email', label: 'Admin e-mail', type: 'email', value: form.admin_email, onInput: set('admin_email'), error: errors.admin_email, autocomplete: 'email', required: true }),
-      h(Field, { id: 'admin_name', label: 'Admin name', value: form.admin_name, onInput: set('admin_name'), error: errors.admin_name, autocomplete: 'name', required: true }),
-      h(Field, { id: 'admin_password', label: 'Admin password', hint: 'At least 12 characters', type: 'password', value: form.admin_password, onInput: set('admin_password'), error: errors.admin_password, autocomplete: 'new-password', required: true }),
-      h(Field, { id: 'confirm', label: 'Confirm password', type: 'password', value: form.confirm, onInput: set('confirm'), error: errors.confirm, autocomplete: 'new-password', required: true }),
+        ? errors.license_token
+          ? h(Banner, { kind: 'error' }, errors.license_token)
+          : null
+        : h(Field, {
+            id: 'license_token',
+            label: 'Licence token',
+            value: form.license_token,
+            onInput: set('license_token'),
+            error: errors.license_token,
+            multiline: true,
+            required: true,
+          }),
+      h(Field, {
+        id: 'admin_email',
+        label: 'Admin e-mail',
+        type: 'email',
+        value: form.admin_email,
+        onInput: set('admin_email'),
+        error: errors.admin_email,
+        autocomplete: 'email',
+        required: true,
+      }),
+      h(Field, {
+        id: 'admin_name',
+        label: 'Admin name',
+        value: form.admin_name,
+        onInput: set('admin_name'),
+        error: errors.admin_name,
+        autocomplete: 'name',
+        required: true,
+      }),
+      h(Field, {
+        id: 'admin_password',
+        label: 'Admin password',
+        hint: 'At least 12 characters',
+        type: 'password',
+        value: form.admin_password,
+        onInput: set('admin_password'),
+        error: errors.admin_password,
+        autocomplete: 'new-password',
+        required: true,
+      }),
+      h(Field, {
+        id: 'confirm',
+        label: 'Confirm password',
+        type: 'password',
+        value: form.confirm,
+        onInput: set('confirm'),
+        error: errors.confirm,
+        autocomplete: 'new-password',
+        required: true,
+      }),
       h('button', { type: 'submit', class: 'primary', disabled: busy }, busy ? 'Setting up…' : 'Finish setup'),
     ),
   )

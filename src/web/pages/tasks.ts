@@ -5,7 +5,13 @@ import type { Me } from '../session.ts'
 import { Banner, Field, formatDate, h, Loading, Select, useLoad } from '../ui.ts'
 
 type Frequency = 'manual' | 'hourly' | 'daily' | 'weekly' | 'monthly' | 'cron'
-interface Schedule { frequency: Frequency; hour: string | null; day: string | null; timezone: string; cron: string | null }
+interface Schedule {
+  frequency: Frequency
+  hour: string | null
+  day: string | null
+  timezone: string
+  cron: string | null
+}
 interface Task {
   id: string
   name: string
@@ -18,10 +24,25 @@ interface Task {
   last_run_at: string | null
   last_run_status: 'running' | 'succeeded' | 'failed' | null
 }
-interface Run { id: string; status: string; started_at: string; error: string | null }
+interface Run {
+  id: string
+  status: string
+  started_at: string
+  error: string | null
+}
 
-const FREQUENCIES = [['manual', 'Manual (run now only)'], ['hourly', 'Hourly'], ['daily', 'Daily'], ['weekly', 'Weekly'], ['monthly', 'Monthly'], ['cron', 'Cron expression']] as const
-const VISIBILITIES = [['private', 'Private (only me)'], ['public', 'Public (every member)']] as const
+const FREQUENCIES = [
+  ['manual', 'Manual (run now only)'],
+  ['hourly', 'Hourly'],
+  ['daily', 'Daily'],
+  ['weekly', 'Weekly'],
+  ['monthly', 'Monthly'],
+  ['cron', 'Cron expression'],
+] as const
+const VISIBILITIES = [
+  ['private', 'Private (only me)'],
+  ['public', 'Public (every member)'],
+] as const
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 
@@ -37,18 +58,42 @@ const localZone = (): string => {
 export function describeSchedule(s: Schedule): string {
   const zone = ` (${s.timezone})`
   switch (s.frequency) {
-    case 'manual': return 'Manual only'
-    case 'hourly': return `Hourly at minute ${(s.hour ?? '00:00').slice(3, 5) || '00'}${zone}`
-    case 'daily': return `Daily at ${s.hour ?? '—'}${zone}`
-    case 'weekly': return `Weekly on ${capital(s.day ?? '—')} at ${s.hour ?? '—'}${zone}`
-    case 'monthly': return `Monthly on day ${s.day ?? '—'} at ${s.hour ?? '—'}${zone}`
-    case 'cron': return `Cron ${s.cron ?? '—'}${zone}`
+    case 'manual':
+      return 'Manual only'
+    case 'hourly':
+      return `Hourly at minute ${(s.hour ?? '00:00').slice(3, 5) || '00'}${zone}`
+    case 'daily':
+      return `Daily at ${s.hour ?? '—'}${zone}`
+    case 'weekly':
+      return `Weekly on ${capital(s.day ?? '—')} at ${s.hour ?? '—'}${zone}`
+    case 'monthly':
+      return `Monthly on day ${s.day ?? '—'} at ${s.hour ?? '—'}${zone}`
+    case 'cron':
+      return `Cron ${s.cron ?? '—'}${zone}`
   }
 }
 
-interface Form { name: string; prompt: string; visibility: string; frequency: Frequency; hour: string; day: string; timezone: string; cron: string }
+interface Form {
+  name: string
+  prompt: string
+  visibility: string
+  frequency: Frequency
+  hour: string
+  day: string
+  timezone: string
+  cron: string
+}
 
-const emptyForm = (): Form => ({ name: '', prompt: '', visibility: 'private', frequency: 'daily', hour: '09:00', day: 'monday', timezone: localZone(), cron: '' })
+const emptyForm = (): Form => ({
+  name: '',
+  prompt: '',
+  visibility: 'private',
+  frequency: 'daily',
+  hour: '09:00',
+  day: 'monday',
+  timezone: localZone(),
+  cron: '',
+})
 const formOf = (t: Task): Form => ({
   name: t.name,
   prompt: t.prompt,
@@ -105,33 +150,85 @@ function TaskForm({ editing, onSaved, onCancel }: { editing: Task | null; onSave
 
   const f = form.frequency
   const title = editing ? `Edit task "${editing.name}"` : 'Create a task'
-  return h('form', { class: 'card', onSubmit: submit, 'aria-labelledby': `${prefix}-title` },
+  return h(
+    'form',
+    { class: 'card', onSubmit: submit, 'aria-labelledby': `${prefix}-title` },
     h('h2', { id: `${prefix}-title` }, title),
     error ? h(Banner, { kind: 'error' }, error) : null,
     h(Field, { id: `${prefix}-name`, label: 'Name', value: form.name, onInput: set('name'), error: errors.name, required: true }),
     h(Field, { id: `${prefix}-prompt`, label: 'Prompt', value: form.prompt, onInput: set('prompt'), error: errors.prompt, multiline: true, required: true }),
-    h('div', { class: 'filters' },
+    h(
+      'div',
+      { class: 'filters' },
       h(Select, { id: `${prefix}-visibility`, label: 'Visibility', value: form.visibility, options: VISIBILITIES, onChange: set('visibility') }),
       h(Select, { id: `${prefix}-frequency`, label: 'Frequency', value: f, options: FREQUENCIES, onChange: set('frequency') }),
       f !== 'manual' && f !== 'cron'
-        ? h(Field, { id: `${prefix}-hour`, label: 'Time (HH:MM)', type: 'time', value: form.hour, onInput: set('hour'), error: errors['schedule.hour'], required: true, ...(f === 'hourly' ? { hint: 'Only the minutes are used' } : {}) })
+        ? h(Field, {
+            id: `${prefix}-hour`,
+            label: 'Time (HH:MM)',
+            type: 'time',
+            value: form.hour,
+            onInput: set('hour'),
+            error: errors['schedule.hour'],
+            required: true,
+            ...(f === 'hourly' ? { hint: 'Only the minutes are used' } : {}),
+          })
         : null,
       f === 'weekly'
-        ? h('div', null,
-          h(Select, { id: `${prefix}-day`, label: 'Day', value: WEEKDAYS.includes(form.day as never) ? form.day : 'monday', options: WEEKDAYS.map((d) => [d, capital(d)] as const), onChange: set('day') }),
-          errors['schedule.day'] ? h('div', { class: 'field-error', role: 'alert' }, errors['schedule.day']) : null)
+        ? h(
+            'div',
+            null,
+            h(Select, {
+              id: `${prefix}-day`,
+              label: 'Day',
+              value: WEEKDAYS.includes(form.day as never) ? form.day : 'monday',
+              options: WEEKDAYS.map((d) => [d, capital(d)] as const),
+              onChange: set('day'),
+            }),
+            errors['schedule.day'] ? h('div', { class: 'field-error', role: 'alert' }, errors['schedule.day']) : null,
+          )
         : null,
       f === 'monthly'
-        ? h(Field, { id: `${prefix}-day`, label: 'Day of the month (1–31)', type: 'number', value: /^\d+$/.test(form.day) ? form.day : '1', onInput: set('day'), error: errors['schedule.day'], required: true })
+        ? h(Field, {
+            id: `${prefix}-day`,
+            label: 'Day of the month (1–31)',
+            type: 'number',
+            value: /^\d+$/.test(form.day) ? form.day : '1',
+            onInput: set('day'),
+            error: errors['schedule.day'],
+            required: true,
+          })
         : null,
       f === 'cron'
-        ? h(Field, { id: `${prefix}-cron`, label: 'Cron expression', value: form.cron, onInput: set('cron'), error: errors['schedule.cron'], hint: '5 fields, e.g. 0 9 * * 1-5', required: true })
+        ? h(Field, {
+            id: `${prefix}-cron`,
+            label: 'Cron expression',
+            value: form.cron,
+            onInput: set('cron'),
+            error: errors['schedule.cron'],
+            hint: '5 fields, e.g. 0 9 * * 1-5',
+            required: true,
+          })
         : null,
-      h(Field, { id: `${prefix}-timezone`, label: 'Time zone', value: form.timezone, onInput: set('timezone'), error: errors['schedule.timezone'], hint: 'IANA name, e.g. Europe/Paris', required: true })),
-    errors['schedule.frequency'] || errors.visibility ? h('div', { class: 'field-error', role: 'alert' }, errors['schedule.frequency'] ?? errors.visibility) : null,
-    h('div', { class: 'actions' },
+      h(Field, {
+        id: `${prefix}-timezone`,
+        label: 'Time zone',
+        value: form.timezone,
+        onInput: set('timezone'),
+        error: errors['schedule.timezone'],
+        hint: 'IANA name, e.g. Europe/Paris',
+        required: true,
+      }),
+    ),
+    errors['schedule.frequency'] || errors.visibility
+      ? h('div', { class: 'field-error', role: 'alert' }, errors['schedule.frequency'] ?? errors.visibility)
+      : null,
+    h(
+      'div',
+      { class: 'actions' },
       h('button', { type: 'submit', class: 'primary', disabled: busy }, editing ? 'Save task' : 'Create task'),
-      editing ? h('button', { type: 'button', onClick: onCancel }, 'Cancel editing') : null),
+      editing ? h('button', { type: 'button', onClick: onCancel }, 'Cancel editing') : null,
+    ),
   )
 }
 
@@ -143,10 +240,16 @@ export function TasksPage({ me }: { me: Me }) {
   const runNow = async (task: Task) => {
     try {
       const run = await api<Run>('POST', `/api/task/${encodeURIComponent(task.id)}/run`)
-      setNotice({ kind: run.status === 'failed' ? 'error' : 'success', text: `Run started for "${task.name}" (${run.status}${run.error ? `: ${run.error}` : ''}).` })
+      setNotice({
+        kind: run.status === 'failed' ? 'error' : 'success',
+        text: `Run started for "${task.name}" (${run.status}${run.error ? `: ${run.error}` : ''}).`,
+      })
     } catch (e) {
       const status = e instanceof ApiError ? e.status : 0
-      setNotice({ kind: 'error', text: status === 403 ? `You may not run "${task.name}": ${errorText(e)}` : status === 404 ? `"${task.name}" no longer exists.` : errorText(e) })
+      setNotice({
+        kind: 'error',
+        text: status === 403 ? `You may not run "${task.name}": ${errorText(e)}` : status === 404 ? `"${task.name}" no longer exists.` : errorText(e),
+      })
     }
     tasks.reload()
   }
@@ -162,26 +265,68 @@ export function TasksPage({ me }: { me: Me }) {
     tasks.reload()
   }
 
-  return h('section', null,
+  return h(
+    'section',
+    null,
     h('h1', null, 'Tasks'),
     h('div', { 'aria-live': 'polite' }, notice ? h(Banner, { kind: notice.kind }, h('span', { dir: 'auto' }, notice.text)) : null),
-    !tasks.data ? h(Loading, { error: tasks.error })
-      : tasks.data.length === 0 ? h('p', null, 'No tasks yet. Create one below.')
-      : h('div', { class: 'table-wrap' }, h('table', { class: 'stack' },
-        h('caption', { class: 'sr-only' }, 'Your tasks and public tasks'),
-        h('thead', null, h('tr', null, ['Name', 'Visibility', 'Schedule', 'Next run', 'Last status', 'Actions'].map((c) => h('th', { scope: 'col', key: c }, c)))),
-        h('tbody', null, tasks.data.map((task) => {
-          const mayEdit = me.role === 'admin' || task.created_by === me.email
-          return h('tr', { key: task.id },
-            h('th', { scope: 'row', 'data-label': 'Name' }, h('bdi', null, task.name)),
-            h('td', { 'data-label': 'Visibility' }, capital(task.visibility)),
-            h('td', { 'data-label': 'Schedule' }, h('span', { dir: 'auto' }, describeSchedule(task.schedule)), task.state === 'disabled' ? ' (disabled)' : ''),
-            h('td', { 'data-label': 'Next run' }, task.next_run ? h('time', { dateTime: task.next_run }, formatDate(task.next_run)) : '—'),
-            h('td', { 'data-label': 'Last status' }, task.last_run_status ? `${capital(task.last_run_status)}, ${formatDate(task.last_run_at)}` : 'Never run'),
-            h('td', { 'data-label': 'Actions' }, h('div', { class: 'row-actions' },
-              h('button', { type: 'button', onClick: () => runNow(task) }, 'Run now', h('span', { class: 'sr-only' }, ` ${task.name}`)),
-              mayEdit ? h('button', { type: 'button', onClick: () => edit(task) }, 'Edit', h('span', { class: 'sr-only' }, ` ${task.name}`)) : null)))
-        })))),
+    !tasks.data
+      ? h(Loading, { error: tasks.error })
+      : tasks.data.length === 0
+        ? h('p', null, 'No tasks yet. Create one below.')
+        : h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              { class: 'stack' },
+              h('caption', { class: 'sr-only' }, 'Your tasks and public tasks'),
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  ['Name', 'Visibility', 'Schedule', 'Next run', 'Last status', 'Actions'].map((c) => h('th', { scope: 'col', key: c }, c)),
+                ),
+              ),
+              h(
+                'tbody',
+                null,
+                tasks.data.map((task) => {
+                  const mayEdit = me.role === 'admin' || task.created_by === me.email
+                  return h(
+                    'tr',
+                    { key: task.id },
+                    h('th', { scope: 'row', 'data-label': 'Name' }, h('bdi', null, task.name)),
+                    h('td', { 'data-label': 'Visibility' }, capital(task.visibility)),
+                    h(
+                      'td',
+                      { 'data-label': 'Schedule' },
+                      h('span', { dir: 'auto' }, describeSchedule(task.schedule)),
+                      task.state === 'disabled' ? ' (disabled)' : '',
+                    ),
+                    h('td', { 'data-label': 'Next run' }, task.next_run ? h('time', { dateTime: task.next_run }, formatDate(task.next_run)) : '—'),
+                    h(
+                      'td',
+                      { 'data-label': 'Last status' },
+                      task.last_run_status ? `${capital(task.last_run_status)}, ${formatDate(task.last_run_at)}` : 'Never run',
+                    ),
+                    h(
+                      'td',
+                      { 'data-label': 'Actions' },
+                      h(
+                        'div',
+                        { class: 'row-actions' },
+                        h('button', { type: 'button', onClick: () => runNow(task) }, 'Run now', h('span', { class: 'sr-only' }, ` ${task.name}`)),
+                        mayEdit ? h('button', { type: 'button', onClick: () => edit(task) }, 'Edit', h('span', { class: 'sr-only' }, ` ${task.name}`)) : null,
+                      ),
+                    ),
+                  )
+                }),
+              ),
+            ),
+          ),
     // One form: empty to create, prefilled (and keyed by the task, so it starts fresh) to edit.
     h(TaskForm, { editing, onSaved: saved, onCancel: () => setEditing(null), key: editing ? `edit-${editing.id}` : 'new' }),
   )

@@ -80,7 +80,8 @@ export const problems = {
   empty: (field: 'name' | 'description') => problem(field, `${field}_empty`, `Field '${field}' must be a non-empty string`),
   notNonEmptyString: (field: 'name' | 'description') => problem(field, `${field}_not_string`, `Field '${field}' must be a non-empty string`),
 
-  nameTooLong: (name: string, length: number) => problem('name', 'name_too_long', `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)`),
+  nameTooLong: (name: string, length: number) =>
+    problem('name', 'name_too_long', `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)`),
   nameNotLowercase: (name: string) => problem('name', 'name_not_lowercase', `Skill name '${name}' must be lowercase`),
   nameHyphenEdge: () => problem('name', 'name_hyphen_edge', 'Skill name cannot start or end with a hyphen'),
   nameConsecutiveHyphens: () => problem('name', 'name_consecutive_hyphens', 'Skill name cannot contain consecutive hyphens'),
@@ -89,16 +90,19 @@ export const problems = {
   // skills-ref compares with the directory name; the API compares with the caller's expected name (skill_name).
   nameMismatch: (expected: string, name: string) => problem('name', 'name_mismatch', `Skill name '${name}' must match the expected name '${expected}'`),
 
-  descriptionTooLong: (length: number) => problem('description', 'description_too_long', `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${length} chars)`),
+  descriptionTooLong: (length: number) =>
+    problem('description', 'description_too_long', `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${length} chars)`),
 
   licenseNotString: () => problem('license', 'license_not_string', "Field 'license' must be a string"),
   compatibilityNotString: () => problem('compatibility', 'compatibility_not_string', "Field 'compatibility' must be a string"),
-  compatibilityEmpty: () => problem('compatibility', 'compatibility_empty', `Field 'compatibility' must be 1-${MAX_COMPATIBILITY_LENGTH} characters if provided`),
+  compatibilityEmpty: () =>
+    problem('compatibility', 'compatibility_empty', `Field 'compatibility' must be 1-${MAX_COMPATIBILITY_LENGTH} characters if provided`),
   compatibilityTooLong: (length: number) =>
     problem('compatibility', 'compatibility_too_long', `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${length} chars)`),
   metadataNotMap: () => problem('metadata', 'metadata_not_map', "Field 'metadata' must be a map of string keys to string values"),
   metadataKeyInvalid: (key: string) => problem('metadata', 'metadata_key_invalid', `Field 'metadata' has a key that is not a string: ${key}`),
-  metadataValueInvalid: (key: string, kind: string) => problem('metadata', 'metadata_value_invalid', `Field 'metadata' value for key '${key}' must be a string, not ${kind}`),
+  metadataValueInvalid: (key: string, kind: string) =>
+    problem('metadata', 'metadata_value_invalid', `Field 'metadata' value for key '${key}' must be a string, not ${kind}`),
   metadataTooManyEntries: (count: number) =>
     problem('metadata', 'metadata_too_many_entries', `Field 'metadata' has ${count} entries; at most ${MAX_METADATA_ENTRIES} are allowed`),
   allowedToolsNotString: () => problem('allowed-tools', 'allowed_tools_not_string', "Field 'allowed-tools' must be a space-separated string of tools"),

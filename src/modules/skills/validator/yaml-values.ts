@@ -7,11 +7,7 @@ import { problems, type SkillProblem } from './problems.ts'
  * skills-ref (strictyaml) reads them, rather than the number a YAML 1.2 parser makes of them; `~`, `null` and an empty
  * value are null. Maps keep their entries one level down (enough for `metadata`); nothing else is needed deeper.
  */
-export type YamlValue =
-  | { kind: 'text'; text: string }
-  | { kind: 'null' }
-  | { kind: 'list' }
-  | { kind: 'map'; entries: YamlEntry[] }
+export type YamlValue = { kind: 'text'; text: string } | { kind: 'null' } | { kind: 'list' } | { kind: 'map'; entries: YamlEntry[] }
 
 export interface YamlEntry {
   /** The key as written, or null when it is not a scalar (a `? [a, b]` key) or is null. */

@@ -9,7 +9,8 @@ type Loc = (string | number)[]
 /** Each type checks its own parameters (nodes/<type>.ts); problems are located under the node's `params`. */
 export function checkParams(node: WorkflowNode, at: Loc, issues: InputIssue[]): void {
   const params = node.params ?? {}
-  const report = (loc: Loc, msg: string, input?: unknown) => void issues.push({ loc: [...at, 'params', ...loc], msg, type: 'value_error', ...(input === undefined ? {} : { input }) })
+  const report = (loc: Loc, msg: string, input?: unknown) =>
+    void issues.push({ loc: [...at, 'params', ...loc], msg, type: 'value_error', ...(input === undefined ? {} : { input }) })
   const oneOf = (key: string, allowed: readonly string[]) => {
     if (params[key] !== undefined && !allowed.includes(params[key] as string)) report([key], `${key} must be one of ${allowed.join(', ')}`, params[key])
   }

@@ -13,7 +13,8 @@ const ROOT = ['definition'] as const
 /** Returns every problem found; an empty list means the definition can be saved and run. */
 export function validateDefinition(definition: WorkflowDefinition): InputIssue[] {
   const issues: InputIssue[] = []
-  const add = (loc: (string | number)[], msg: string, input?: unknown) => issues.push({ loc: [...ROOT, ...loc], msg, type: 'value_error', ...(input === undefined ? {} : { input }) })
+  const add = (loc: (string | number)[], msg: string, input?: unknown) =>
+    issues.push({ loc: [...ROOT, ...loc], msg, type: 'value_error', ...(input === undefined ? {} : { input }) })
   const { nodes, connections } = definition
   if (nodes.length === 0) add(['nodes'], 'A workflow needs at least one node')
   if (nodes.length > LIMITS.nodes) add(['nodes'], `A workflow may have at most ${LIMITS.nodes} nodes`)
@@ -33,13 +34,18 @@ export function validateDefinition(definition: WorkflowDefinition): InputIssue[]
     if (seen.has(node.id)) add([...at, 'id'], `Duplicate node id '${node.id}' (also node ${seen.get(node.id)})`, node.id)
     else seen.set(node.id, i)
     if (!NODE_TYPES.includes(node.type)) return add([...at, 'type'], `Unknown node type; use one of ${NODE_TYPES.join(', ')}`, node.type)
-    if (node.on_error === 'error_output' && !NODE_KINDS[node.type].ports.includes('error')) add([...at, 'on_error'], `${node.type} has no error port`, node.on_error)
-    if (node.on_error !== undefined && node.on_error !== 'stop' && !NODE_KINDS[node.type].fallible) add([...at, 'on_error'], `${node.type} steps cannot fail, so on_error does not apply`, node.on_error)
+    if (node.on_error === 'error_output' && !NODE_KINDS[node.type].ports.includes('error'))
+      add([...at, 'on_error'], `${node.type} has no error port`, node.on_error)
+    if (node.on_error !== undefined && node.on_error !== 'stop' && !NODE_KINDS[node.type].fallible)
+      add([...at, 'on_error'], `${node.type} steps cannot fail, so on_error does not apply`, node.on_error)
     const retry = node.retry
     if (retry) {
-      if (retry.max_tries !== undefined && !(Number.isInteger(retry.max_tries) && retry.max_tries >= 1 && retry.max_tries <= LIMITS.retryTriesCap)) add([...at, 'retry', 'max_tries'], `max_tries must be an integer from 1 to ${LIMITS.retryTriesCap}`, retry.max_tries)
-      if (retry.wait_ms !== undefined && !(Number.isInteger(retry.wait_ms) && retry.wait_ms >= 0 && retry.wait_ms <= LIMITS.retryWaitCapMs)) add([...at, 'retry', 'wait_ms'], `wait_ms must be an integer from 0 to ${LIMITS.retryWaitCapMs}`, retry.wait_ms)
-      if (node.type !== 'agentbox.llm' && (retry.max_tries ?? 1) > 1) add([...at, 'retry'], 'Only llm steps are retried (set, if, map, join, gates and outputs never are)')
+      if (retry.max_tries !== undefined && !(Number.isInteger(retry.max_tries) && retry.max_tries >= 1 && retry.max_tries <= LIMITS.retryTriesCap))
+        add([...at, 'retry', 'max_tries'], `max_tries must be an integer from 1 to ${LIMITS.retryTriesCap}`, retry.max_tries)
+      if (retry.wait_ms !== undefined && !(Number.isInteger(retry.wait_ms) && retry.wait_ms >= 0 && retry.wait_ms <= LIMITS.retryWaitCapMs))
+        add([...at, 'retry', 'wait_ms'], `wait_ms must be an integer from 0 to ${LIMITS.retryWaitCapMs}`, retry.wait_ms)
+      if (node.type !== 'agentbox.llm' && (retry.max_tries ?? 1) > 1)
+        add([...at, 'retry'], 'Only llm steps are retried (set, if, map, join, gates and outputs never are)')
     }
     const reserved = findReservedKey(node.params ?? {})
     if (reserved) add([...at, 'params', ...reserved], `The key '${reserved.at(-1)}' is not allowed`)
@@ -53,8 +59,10 @@ export function validateDefinition(definition: WorkflowDefinition): InputIssue[]
     if (!byId.has(c.to)) add(['connections', i, 'to'], `No node '${c.to}'`, c.to)
     if (!from || !NODE_TYPES.includes(from.type)) return
     const ports = NODE_KINDS[from.type as NodeType].ports
-    if (c.port !== undefined && !ports.includes(c.port)) add(['connections', i, 'port'], ports.length ? `${from.type} has ports ${ports.join(', ')}` : `${from.type} has no outgoing ports`, c.port)
-    else if (c.port === undefined && (from.type === 'agentbox.if' || from.type === 'agentbox.map')) add(['connections', i, 'port'], `Connections from ${from.type} must name a port (${ports.slice(0, 2).join(' or ')})`)
+    if (c.port !== undefined && !ports.includes(c.port))
+      add(['connections', i, 'port'], ports.length ? `${from.type} has ports ${ports.join(', ')}` : `${from.type} has no outgoing ports`, c.port)
+    else if (c.port === undefined && (from.type === 'agentbox.if' || from.type === 'agentbox.map'))
+      add(['connections', i, 'port'], `Connections from ${from.type} must name a port (${ports.slice(0, 2).join(' or ')})`)
     else if (ports.length === 0) add(['connections', i, 'from'], `${from.type} has no outgoing ports`, c.from)
   })
   // Structure checks need a well-formed graph; report the basics first.
@@ -70,8 +78,10 @@ export function validateDefinition(definition: WorkflowDefinition): InputIssue[]
   for (const [mapId, body] of graph.bodies) {
     for (const e of graph.edges) {
       if (e.from === mapId && e.port === 'done' && body.has(e.to)) add(['connections', e.index], `The done port of '${mapId}' cannot lead into its own body`)
-      if (!body.has(e.from) && e.from !== mapId && body.has(e.to)) add(['connections', e.index], `'${e.to}' is in the body of map '${mapId}'; a body is entered only through the map's loop port`)
-      if (body.has(e.from) && !body.has(e.to) && e.to !== mapId) add(['connections', e.index], `A step in the body of map '${mapId}' can only connect inside the body or back to the map`)
+      if (!body.has(e.from) && e.from !== mapId && body.has(e.to))
+        add(['connections', e.index], `'${e.to}' is in the body of map '${mapId}'; a body is entered only through the map's loop port`)
+      if (body.has(e.from) && !body.has(e.to) && e.to !== mapId)
+        add(['connections', e.index], `A step in the body of map '${mapId}' can only connect inside the body or back to the map`)
     }
   }
   for (const node of nodes) {
@@ -104,7 +114,8 @@ export function validateDefinition(definition: WorkflowDefinition): InputIssue[]
     const parallel = topLevel.find((other) => graph.mayRunTogether(gate.id, other.id))
     if (parallel) add([...nodeLoc(gate.id)], `Approval gates cannot be on parallel branches ('${gate.id}' may run at the same time as '${parallel.id}')`)
     const sources = graph.inEdges(gate.id).map((e) => e.from)
-    if (sources.some((a, i) => sources.some((b, j) => j > i && graph.mayRunTogether(a, b)))) add([...nodeLoc(gate.id)], `Approval gate '${gate.id}' could be reached twice: its inputs are parallel branches (add a join)`)
+    if (sources.some((a, i) => sources.some((b, j) => j > i && graph.mayRunTogether(a, b))))
+      add([...nodeLoc(gate.id)], `Approval gate '${gate.id}' could be reached twice: its inputs are parallel branches (add a join)`)
   }
   const outputs = topLevel.filter((n) => n.type === 'agentbox.output')
   outputs.forEach((a, i) => {

@@ -3,7 +3,22 @@ import { ExpressionError } from '../expr/errors.ts'
 import { RE2JS } from 're2js'
 import { deepEqual, isPlainObject, normalise } from '../expr/values.ts'
 
-const STRING_OPERATORS = ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'not_starts_with', 'ends_with', 'not_ends_with', 'matches_regex', 'not_matches_regex', 'is_empty', 'is_not_empty', 'exists', 'not_exists'] as const
+const STRING_OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'not_starts_with',
+  'ends_with',
+  'not_ends_with',
+  'matches_regex',
+  'not_matches_regex',
+  'is_empty',
+  'is_not_empty',
+  'exists',
+  'not_exists',
+] as const
 const OTHER_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'is_true', 'is_false', 'length_eq', 'length_gt', 'length_lt'] as const
 export const IF_OPERATORS: ReadonlySet<string> = new Set([...STRING_OPERATORS, ...OTHER_OPERATORS])
 /** Operators that take no right side. */
@@ -48,7 +63,10 @@ export function compileRegex(source: string, ignoreCase: boolean): { regex?: Use
   const known = compiled.get(key)
   if (known) return { regex: known }
   try {
-    const re2 = RE2JS.compile(pattern, [...flags].reduce((all, flag) => all | RE2_FLAGS[flag]!, 0))
+    const re2 = RE2JS.compile(
+      pattern,
+      [...flags].reduce((all, flag) => all | RE2_FLAGS[flag]!, 0),
+    )
     const regex: UserRegex = { test: (subject) => re2.matcher(subject).find() }
     if (compiled.size >= COMPILED_CACHE_SIZE) compiled.delete(compiled.keys().next().value!)
     compiled.set(key, regex)
@@ -87,19 +105,32 @@ export function testCondition({ left, operator, right }: Condition, ignoreCase: 
   right = normalise(right)
   const fold = (s: string) => (ignoreCase ? s.toLowerCase() : s)
   switch (operator) {
-    case 'exists': return left !== null
-    case 'not_exists': return left === null
-    case 'is_empty': return left === null || left === '' || (Array.isArray(left) && left.length === 0)
-    case 'is_not_empty': return !(left === null || left === '' || (Array.isArray(left) && left.length === 0))
-    case 'is_true': return left === true
-    case 'is_false': return left === false
-    case 'gt': return asNumber(left, 'left') > asNumber(right, 'right')
-    case 'gte': return asNumber(left, 'left') >= asNumber(right, 'right')
-    case 'lt': return asNumber(left, 'left') < asNumber(right, 'right')
-    case 'lte': return asNumber(left, 'left') <= asNumber(right, 'right')
-    case 'length_eq': return sizeOf(left) === asNumber(right, 'right')
-    case 'length_gt': return sizeOf(left) > asNumber(right, 'right')
-    case 'length_lt': return sizeOf(left) < asNumber(right, 'right')
+    case 'exists':
+      return left !== null
+    case 'not_exists':
+      return left === null
+    case 'is_empty':
+      return left === null || left === '' || (Array.isArray(left) && left.length === 0)
+    case 'is_not_empty':
+      return !(left === null || left === '' || (Array.isArray(left) && left.length === 0))
+    case 'is_true':
+      return left === true
+    case 'is_false':
+      return left === false
+    case 'gt':
+      return asNumber(left, 'left') > asNumber(right, 'right')
+    case 'gte':
+      return asNumber(left, 'left') >= asNumber(right, 'right')
+    case 'lt':
+      return asNumber(left, 'left') < asNumber(right, 'right')
+    case 'lte':
+      return asNumber(left, 'left') <= asNumber(right, 'right')
+    case 'length_eq':
+      return sizeOf(left) === asNumber(right, 'right')
+    case 'length_gt':
+      return sizeOf(left) > asNumber(right, 'right')
+    case 'length_lt':
+      return sizeOf(left) < asNumber(right, 'right')
   }
   if (Array.isArray(left) && (operator === 'contains' || operator === 'not_contains')) {
     const found = left.some((item) => (typeof item === 'string' && typeof right === 'string' ? fold(item) === fold(right) : deepEqual(item, right)))
@@ -118,14 +149,22 @@ export function testCondition({ left, operator, right }: Condition, ignoreCase: 
   const a = fold(l)
   const b = fold(asText(right, 'right'))
   switch (operator) {
-    case 'equals': return a === b
-    case 'not_equals': return a !== b
-    case 'contains': return a.includes(b)
-    case 'not_contains': return !a.includes(b)
-    case 'starts_with': return a.startsWith(b)
-    case 'not_starts_with': return !a.startsWith(b)
-    case 'ends_with': return a.endsWith(b)
-    case 'not_ends_with': return !a.endsWith(b)
+    case 'equals':
+      return a === b
+    case 'not_equals':
+      return a !== b
+    case 'contains':
+      return a.includes(b)
+    case 'not_contains':
+      return !a.includes(b)
+    case 'starts_with':
+      return a.startsWith(b)
+    case 'not_starts_with':
+      return !a.startsWith(b)
+    case 'ends_with':
+      return a.endsWith(b)
+    case 'not_ends_with':
+      return !a.endsWith(b)
   }
   throw new ExpressionError(`Unknown operator '${operator}'`)
 }

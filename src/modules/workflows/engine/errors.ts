@@ -18,7 +18,11 @@ export class StepFailure extends Error {
 
 /** Something inside a step went wrong; `retryable` carries a model call's ProviderError.retryable (time-outs, network, 408, 429, 5xx). */
 export class StepError extends Error {
-  constructor(readonly code: string, message: string, readonly retryable = false) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = false,
+  ) {
     super(message)
     this.name = 'StepError'
   }
@@ -26,7 +30,10 @@ export class StepError extends Error {
 
 /** Ends the whole run at once: cancel, max_steps, run_timeout. */
 export class RunAbort extends Error {
-  constructor(readonly code: 'cancelled' | 'max_steps_exceeded' | 'run_timeout', message: string) {
+  constructor(
+    readonly code: 'cancelled' | 'max_steps_exceeded' | 'run_timeout',
+    message: string,
+  ) {
     super(message)
     this.name = 'RunAbort'
   }

@@ -52,7 +52,11 @@ export class WorkflowExecutor {
   /** performance.now() at the last turn of the event loop this run gave up (see #yieldIfBusy). */
   #lastYield = 0
 
-  constructor(readonly definition: WorkflowDefinition, readonly run: RunInfo, readonly host: EngineHost) {
+  constructor(
+    readonly definition: WorkflowDefinition,
+    readonly run: RunInfo,
+    readonly host: EngineHost,
+  ) {
     this.#graph = graphOf(definition)
     this.#maxSteps = definition.settings?.max_steps ?? LIMITS.maxStepsDefault
     // Clamped: versions saved before the cap was lowered to an hour may still ask for a day.
@@ -68,11 +72,24 @@ export class WorkflowExecutor {
     }
     this.#state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0, expr_units: 0, output_bytes: 0 }
     if (jsonSizeUpTo(this.run.input, LIMITS.valueBytesCap) > LIMITS.valueBytesCap) {
-      return { kind: 'finished', status: 'failed', result: null, error: { code: 'output_too_large', message: `The run input is larger than ${mib(LIMITS.valueBytesCap)} as JSON` }, state: this.#state }
+      return {
+        kind: 'finished',
+        status: 'failed',
+        result: null,
+        error: { code: 'output_too_large', message: `The run input is larger than ${mib(LIMITS.valueBytesCap)} as JSON` },
+        state: this.#state,
+      }
     }
     // Versions saved before node ids were checked may still hold one the engine must never use as a key.
     const unsafe = this.definition.nodes.find((node) => !isValidNodeId(node.id))
-    if (unsafe) return { kind: 'finished', status: 'failed', result: null, error: { code: 'invalid_definition', message: `Node id '${String(unsafe.id).slice(0, 64)}' is not allowed: save the workflow again with a valid id` }, state: this.#state }
+    if (unsafe)
+      return {
+        kind: 'finished',
+        status: 'failed',
+        result: null,
+        error: { code: 'invalid_definition', message: `Node id '${String(unsafe.id).slice(0, 64)}' is not allowed: save the workflow again with a valid id` },
+        state: this.#state,
+      }
     return this.#drive(frame)
   }
 
@@ -90,7 +107,13 @@ export class WorkflowExecutor {
     if (port !== 'approved' && this.#graph.outEdges(node.id).every((e) => e.port !== port)) {
       state.active_ms += this.host.clock.now() - this.#segmentStart
       if (port === 'rejected') return { kind: 'finished', status: 'rejected', result: state.result, error: null, state }
-      return { kind: 'finished', status: 'failed', result: state.result, error: { code: 'approval_timeout', message: `Nobody decided on approval gate '${node.id}' in time`, node_id: node.id }, state }
+      return {
+        kind: 'finished',
+        status: 'failed',
+        result: state.result,
+        error: { code: 'approval_timeout', message: `Nobody decided on approval gate '${node.id}' in time`, node_id: node.id },
+        state,
+      }
     }
     this.#emit(frame, node.id, port, output)
     return this.#drive(frame, true)
@@ -115,7 +138,13 @@ export class WorkflowExecutor {
         return { kind: 'finished', status, result: state.result, error: status === 'cancelled' ? null : { code: signal.code, message: signal.message }, state }
       }
       if (signal instanceof StepFailure) {
-        return { kind: 'finished', status: 'failed', result: state.result, error: { code: signal.info.code, message: signal.info.message, node_id: signal.info.node_id }, state }
+        return {
+          kind: 'finished',
+          status: 'failed',
+          result: state.result,
+          error: { code: signal.info.code, message: signal.info.message, node_id: signal.info.node_id },
+          state,
+        }
       }
       throw signal
     }
@@ -215,7 +244,13 @@ export class WorkflowExecutor {
     this.#trace(frame, node, { started, input: json, params: { message }, output, status: 'succeeded', port, decision: toDecision(decision), simulated: true })
     if (port !== 'approved' && this.#graph.outEdges(node.id).every((e) => e.port !== port)) {
       if (port === 'rejected') throw new RejectedSignal()
-      throw new StepFailure({ code: 'approval_timeout', message: `Nobody decided on approval gate '${node.id}' in time`, node_id: node.id, attempt: 1, retryable: false })
+      throw new StepFailure({
+        code: 'approval_timeout',
+        message: `Nobody decided on approval gate '${node.id}' in time`,
+        node_id: node.id,
+        attempt: 1,
+        retryable: false,
+      })
     }
     this.#emit(frame, node.id, port, output)
   }
@@ -236,7 +271,16 @@ export class WorkflowExecutor {
         })
         this.#checkOutput(result.json)
         if (result.result !== undefined) this.#state.result = result.result
-        this.#trace(frame, node, { started, input: json, params, output: result.json, status: 'succeeded', port: result.port, attempts, simulated: result.simulated })
+        this.#trace(frame, node, {
+          started,
+          input: json,
+          params,
+          output: result.json,
+          status: 'succeeded',
+          port: result.port,
+          attempts,
+          simulated: result.simulated,
+        })
         if (result.port) this.#emit(frame, node.id, result.port, result.json)
         else this.#emit(frame, node.id, null, null)
         return
@@ -254,7 +298,12 @@ export class WorkflowExecutor {
         const onError = node.on_error ?? 'stop'
         if (onError === 'stop') throw new StepFailure(info)
         const errorJson = { error: { code: info.code, message: info.message, node_id: node.id } }
-        this.#emit(frame, node.id, onError === 'continue' ? (node.type === 'agentbox.if' ? 'false' : node.type === 'agentbox.map' ? 'done' : 'main') : 'error', errorJson)
+        this.#emit(
+          frame,
+          node.id,
+          onError === 'continue' ? (node.type === 'agentbox.if' ? 'false' : node.type === 'agentbox.map' ? 'done' : 'main') : 'error',
+          errorJson,
+        )
         return
       }
     }
@@ -279,7 +328,11 @@ export class WorkflowExecutor {
         await this.#runFrame(child)
         // The results grow with every item: bounded as they grow, not only once the map is done.
         bytes += jsonSizeUpTo(child.iterationResult, LIMITS.valueBytesCap)
-        if (bytes > LIMITS.valueBytesCap) throw new StepError('output_too_large', `The map's results passed ${mib(LIMITS.valueBytesCap)} as JSON at item ${index} (the limit for a step's output)`)
+        if (bytes > LIMITS.valueBytesCap)
+          throw new StepError(
+            'output_too_large',
+            `The map's results passed ${mib(LIMITS.valueBytesCap)} as JSON at item ${index} (the limit for a step's output)`,
+          )
         results.push(child.iterationResult)
       } catch (error) {
         if (!(error instanceof StepFailure)) throw error
@@ -293,10 +346,12 @@ export class WorkflowExecutor {
   /** A step's output is at most LIMITS.valueBytesCap of JSON, and a run's outputs together at most LIMITS.runOutputBytesCap. */
   #checkOutput(json: unknown): void {
     const size = jsonSizeUpTo(json, LIMITS.valueBytesCap)
-    if (size > LIMITS.valueBytesCap) throw new StepError('output_too_large', `The step's output is larger than ${mib(LIMITS.valueBytesCap)} as JSON (the limit for a step's output)`)
+    if (size > LIMITS.valueBytesCap)
+      throw new StepError('output_too_large', `The step's output is larger than ${mib(LIMITS.valueBytesCap)} as JSON (the limit for a step's output)`)
     const total = (this.#state.output_bytes ?? 0) + size
     this.#state.output_bytes = total
-    if (total > LIMITS.runOutputBytesCap) throw new StepError('output_too_large', `The run's step outputs together passed ${mib(LIMITS.runOutputBytesCap)} as JSON (the limit for one run)`)
+    if (total > LIMITS.runOutputBytesCap)
+      throw new StepError('output_too_large', `The run's step outputs together passed ${mib(LIMITS.runOutputBytesCap)} as JSON (the limit for one run)`)
   }
 
   /** Delivers on `port` and skips every other outgoing connection, so joins and nodes down untaken branches settle. */
@@ -306,7 +361,8 @@ export class WorkflowExecutor {
       if (e.port === port) this.#deliver(frame, e, json)
       else this.#skipEdge(frame, e)
     }
-    if (frame.owner && port !== null) for (const e of this.#graph.backEdgesFrom(nodeId)) if (e.to === frame.owner && e.port === port) frame.iterationResult = json
+    if (frame.owner && port !== null)
+      for (const e of this.#graph.backEdgesFrom(nodeId)) if (e.to === frame.owner && e.port === port) frame.iterationResult = json
   }
 
   #frameEdgesFrom(frame: Frame, nodeId: string): Edge[] {
@@ -357,7 +413,18 @@ export class WorkflowExecutor {
   #trace(
     frame: Frame,
     node: WorkflowNode,
-    t: { started: string; input: unknown; params: unknown; output: unknown; status: StepTrace['status']; port: string | null; attempts?: StepTrace['attempts']; error?: StepErrorInfo; decision?: Decision; simulated?: boolean },
+    t: {
+      started: string
+      input: unknown
+      params: unknown
+      output: unknown
+      status: StepTrace['status']
+      port: string | null
+      attempts?: StepTrace['attempts']
+      error?: StepErrorInfo
+      decision?: Decision
+      simulated?: boolean
+    },
   ): void {
     const finishedMs = this.host.clock.now()
     this.host.onTrace({
@@ -382,7 +449,6 @@ export class WorkflowExecutor {
   }
 }
 
-
 /** Synchronous work a run may do before it lets the event loop turn. */
 const YIELD_AFTER_MS = 5
 
@@ -396,7 +462,12 @@ function toErrorInfo(error: unknown, nodeId: string, attempt: number): StepError
 /** The gate's output: its $json (edits merged on approve) plus `_approval`, under a reserved key so user fields stay intact. */
 export function gateOutput(data: unknown, decision: GateDecision): unknown {
   const base = decision.decision === 'approve' && decision.edits ? mergeEdits(data, decision.edits) : cloneJson(data)
-  const approval: Record<string, unknown> = { decision: decision.decision, decided_by: decision.decided_by, decided_at: decision.decided_at, channel: decision.channel }
+  const approval: Record<string, unknown> = {
+    decision: decision.decision,
+    decided_by: decision.decided_by,
+    decided_at: decision.decided_at,
+    channel: decision.channel,
+  }
   if (decision.reason !== undefined) approval.reason = decision.reason
   if (decision.edits) approval.edited_keys = Object.keys(decision.edits)
   const object = base !== null && typeof base === 'object' && !Array.isArray(base) ? (base as Record<string, unknown>) : { value: base }

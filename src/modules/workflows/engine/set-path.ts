@@ -16,8 +16,7 @@ export function parseSetPath(path: string): { segments: PathSegment[]; problem?:
       // A huge index would make a sparse list that serialises to millions of nulls.
       if (Number(match[2]) > 10_000) return { segments, problem: `List indexes in paths go up to 10000` }
       segments.push(Number(match[2]))
-    }
-    else segments.push(match[1]!)
+    } else segments.push(match[1]!)
   }
   if (segments.length === 0 || consumed !== path.length) return { segments, problem: `Invalid path '${path}'` }
   const reserved = segments.find((s) => typeof s === 'string' && isReservedKey(s))

@@ -17,11 +17,16 @@ function arithmetic(operator: string, left: unknown, right: unknown): unknown {
     throw fail(`The operator '${operator}' needs numbers${operator === '+' ? ' or text' : ''} (use to_number() to convert)`)
   }
   switch (operator) {
-    case '+': return normalise(left + right)
-    case '-': return normalise(left - right)
-    case '*': return normalise(left * right)
-    case '/': return normalise(left / right)
-    default: return normalise(left % right)
+    case '+':
+      return normalise(left + right)
+    case '-':
+      return normalise(left - right)
+    case '*':
+      return normalise(left * right)
+    case '/':
+      return normalise(left / right)
+    default:
+      return normalise(left % right)
   }
 }
 
@@ -34,10 +39,14 @@ function compare(operator: string, left: unknown, right: unknown): boolean {
   const l = left as number | string
   const r = right as number | string
   switch (operator) {
-    case '<': return l < r
-    case '>': return l > r
-    case '<=': return l <= r
-    default: return l >= r
+    case '<':
+      return l < r
+    case '>':
+      return l > r
+    case '<=':
+      return l <= r
+    default:
+      return l >= r
   }
 }
 
@@ -51,8 +60,10 @@ function call(name: string, fn: (...args: unknown[]) => unknown, args: unknown[]
   const budget = activeBudget()
   if (budget) budget.charge(args.reduce<number>((units, arg) => units + workOf(arg), 1))
   const result = normalise(fn(...args))
-  if (typeof result === 'string' && result.length > MAX_RESULT_CHARS) throw fail(`${name}() made a text of ${result.length} characters; the limit is ${MAX_RESULT_CHARS}`)
-  if (Array.isArray(result) && result.length > LIMITS.functionItemsCap) throw fail(`${name}() made a list of ${result.length} elements; the limit is ${LIMITS.functionItemsCap}`)
+  if (typeof result === 'string' && result.length > MAX_RESULT_CHARS)
+    throw fail(`${name}() made a text of ${result.length} characters; the limit is ${MAX_RESULT_CHARS}`)
+  if (Array.isArray(result) && result.length > LIMITS.functionItemsCap)
+    throw fail(`${name}() made a list of ${result.length} elements; the limit is ${LIMITS.functionItemsCap}`)
   if (budget) budget.charge(workOf(result))
   return result
 }
@@ -72,13 +83,18 @@ function evaluateNode(node: Node, scope: Record<string, unknown>): unknown {
         if (key === null) return null
         throw fail('A computed key must be text or a number')
       }
-      if (isReservedKey(typeof key === 'number' ? String(key) : key)) throw new ExpressionError(`Access to '${String(key)}' is not allowed`, 'expression_forbidden')
+      if (isReservedKey(typeof key === 'number' ? String(key) : key))
+        throw new ExpressionError(`Access to '${String(key)}' is not allowed`, 'expression_forbidden')
       return readMember(target, key)
     }
     case 'CallExpression': {
       const fn = Object.hasOwn(FUNCTIONS, node.callee.name) ? FUNCTIONS[node.callee.name] : undefined
       if (node.callee.type !== 'Identifier' || !fn) throw new ExpressionError('Only the built-in functions can be called', 'expression_forbidden')
-      return call(node.callee.name, fn, node.arguments.map((argument: Node) => evaluateNode(argument, scope)))
+      return call(
+        node.callee.name,
+        fn,
+        node.arguments.map((argument: Node) => evaluateNode(argument, scope)),
+      )
     }
     case 'ArrayExpression':
       return node.elements.map((element: Node) => evaluateNode(element, scope))
@@ -155,7 +171,11 @@ export function evaluateExpression(source: string, variables: Scope): unknown {
     if (value !== null && typeof value === 'object' && (Array.isArray(value) || isPlainObject(value)) && !REFERENCES.has(ast.type)) {
       const size = jsonSizeUpTo(value, LIMITS.valueBytesCap)
       activeBudget()?.charge(Math.ceil(size / 8))
-      if (size > LIMITS.valueBytesCap) throw new ExpressionError(`The expression's value is larger than ${mib(LIMITS.valueBytesCap)} as JSON (the limit for any value in a run)`, 'output_too_large')
+      if (size > LIMITS.valueBytesCap)
+        throw new ExpressionError(
+          `The expression's value is larger than ${mib(LIMITS.valueBytesCap)} as JSON (the limit for any value in a run)`,
+          'output_too_large',
+        )
     }
     return value
   } catch (error) {

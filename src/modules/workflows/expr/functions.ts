@@ -77,7 +77,8 @@ Object.assign(table, {
     const replacement = text('replace', to)
     const parts = source.split(search)
     // The result's length is known before it is built: refuse it there, not after.
-    if (source.length + (parts.length - 1) * (replacement.length - search.length) > MAX_RESULT_CHARS) throw fail(`replace() would make more than ${MAX_RESULT_CHARS} characters`)
+    if (source.length + (parts.length - 1) * (replacement.length - search.length) > MAX_RESULT_CHARS)
+      throw fail(`replace() would make more than ${MAX_RESULT_CHARS} characters`)
     return parts.join(replacement)
   },
   to_number: (value: unknown) => {

@@ -53,13 +53,18 @@ export function parseExpression(source: string): ParsedExpression {
         return
       case 'Identifier':
         if (!VARIABLES.has(node.name)) {
-          throw forbidden(FUNCTION_NAMES.has(node.name) ? `${node.name} is a function: call it as ${node.name}(…)` : `Unknown name '${node.name}': use $json, $steps, $run, $workflow, $item, $index or $now`)
+          throw forbidden(
+            FUNCTION_NAMES.has(node.name)
+              ? `${node.name} is a function: call it as ${node.name}(…)`
+              : `Unknown name '${node.name}': use $json, $steps, $run, $workflow, $item, $index or $now`,
+          )
         }
         parsed.variables.add(node.name)
         return
       case 'MemberExpression':
         if (!node.computed && isReservedKey(node.property.name)) throw forbidden(`Access to '${node.property.name}' is not allowed`)
-        if (node.computed && node.property.type === 'Literal' && isReservedKey(node.property.value)) throw forbidden(`Access to '${node.property.value}' is not allowed`)
+        if (node.computed && node.property.type === 'Literal' && isReservedKey(node.property.value))
+          throw forbidden(`Access to '${node.property.value}' is not allowed`)
         recordStepRef(node, parsed)
         visit(node.object, depth + 1)
         if (node.computed) visit(node.property, depth + 1)
@@ -77,7 +82,8 @@ export function parseExpression(source: string): ParsedExpression {
         return
       case 'ObjectExpression':
         for (const property of node.properties) {
-          if (property.type !== 'Property' || property.computed || property.shorthand || !property.value) throw forbidden('Object literal keys must be plain names or strings, each with a value')
+          if (property.type !== 'Property' || property.computed || property.shorthand || !property.value)
+            throw forbidden('Object literal keys must be plain names or strings, each with a value')
           const key = property.key.type === 'Identifier' ? property.key.name : property.key.value
           if (typeof key !== 'string' && typeof key !== 'number') throw forbidden('Object literal keys must be plain names or strings')
           if (isReservedKey(String(key))) throw forbidden(`The key '${key}' is not allowed`)

@@ -84,7 +84,11 @@ function resolveTree(value: unknown, scope: Scope): unknown {
 }
 
 /** Every expression source inside a value with the path to the string holding it (for save-time checks). */
-export function collectExpressions(value: unknown, path: (string | number)[] = [], out: { path: (string | number)[]; source: string; error?: ExpressionError }[] = []) {
+export function collectExpressions(
+  value: unknown,
+  path: (string | number)[] = [],
+  out: { path: (string | number)[]; source: string; error?: ExpressionError }[] = [],
+) {
   if (typeof value === 'string') {
     if (!hasTemplate(value)) return out
     try {

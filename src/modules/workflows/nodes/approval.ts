@@ -9,6 +9,7 @@ export const approvalNode: NodeKind = {
   fallible: false,
   checkParams(params, { report }) {
     if (params.message !== undefined && typeof params.message !== 'string') report(['message'], 'message must be a string', params.message)
-    if (params.timeout_s !== undefined && !positiveInt(params.timeout_s, LIMITS.gateTimeoutCapS)) report(['timeout_s'], `timeout_s must be an integer from 1 to ${LIMITS.gateTimeoutCapS} (30 days)`, params.timeout_s)
+    if (params.timeout_s !== undefined && !positiveInt(params.timeout_s, LIMITS.gateTimeoutCapS))
+      report(['timeout_s'], `timeout_s must be an integer from 1 to ${LIMITS.gateTimeoutCapS} (30 days)`, params.timeout_s)
   },
 }

@@ -9,10 +9,12 @@ export const ifNode: NodeKind = {
   exclusivePorts: true,
   fallible: true,
   checkParams(params, { report, oneOf }) {
-    if (!Array.isArray(params.conditions) || params.conditions.length === 0) return report(['conditions'], 'conditions must be a non-empty list of {left, operator, right}', params.conditions)
+    if (!Array.isArray(params.conditions) || params.conditions.length === 0)
+      return report(['conditions'], 'conditions must be a non-empty list of {left, operator, right}', params.conditions)
     params.conditions.forEach((condition, i) => {
       if (!isPlainObject(condition)) return report(['conditions', i], 'A condition is an object {left, operator, right}', condition)
-      if (!IF_OPERATORS.has(condition.operator as string)) return report(['conditions', i, 'operator'], `Unknown operator; use one of ${[...IF_OPERATORS].join(', ')}`, condition.operator)
+      if (!IF_OPERATORS.has(condition.operator as string))
+        return report(['conditions', i, 'operator'], `Unknown operator; use one of ${[...IF_OPERATORS].join(', ')}`, condition.operator)
       if (!('left' in condition)) report(['conditions', i, 'left'], 'Field required')
       if (!UNARY_OPERATORS.has(condition.operator as string) && !('right' in condition)) report(['conditions', i, 'right'], 'Field required')
       if (/matches_regex/.test(condition.operator as string) && typeof condition.right === 'string' && !isTemplate(condition.right)) {
@@ -20,7 +22,8 @@ export const ifNode: NodeKind = {
         if (problem) report(['conditions', i, 'right'], problem, condition.right)
       }
     })
-    if (params.ignore_case !== undefined && typeof params.ignore_case !== 'boolean') report(['ignore_case'], 'ignore_case must be true or false', params.ignore_case)
+    if (params.ignore_case !== undefined && typeof params.ignore_case !== 'boolean')
+      report(['ignore_case'], 'ignore_case must be true or false', params.ignore_case)
     oneOf('combinator', ['and', 'or'])
   },
   run(_node, params, json) {

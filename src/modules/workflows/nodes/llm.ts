@@ -14,7 +14,8 @@ export const llmNode: NodeKind = {
   fallible: true,
   checkParams(params, { report }) {
     if (typeof params.prompt !== 'string' || params.prompt.trim() === '') report(['prompt'], 'prompt must be a non-empty string', params.prompt)
-    for (const key of ['system', 'model', 'provider']) if (params[key] !== undefined && typeof params[key] !== 'string') report([key], `${key} must be a string`, params[key])
+    for (const key of ['system', 'model', 'provider'])
+      if (params[key] !== undefined && typeof params[key] !== 'string') report([key], `${key} must be a string`, params[key])
   },
   run: (node, params, _json, tools) => callModel(node, params, tools.host),
 }

@@ -11,7 +11,8 @@ export const mapNode: NodeKind = {
   fallible: true,
   checkParams(params, { report, oneOf }) {
     if (!isTemplate(params.items) && !Array.isArray(params.items)) report(['items'], 'items must be an expression ({{ … }}) or a list', params.items)
-    if (params.max_items !== undefined && !positiveInt(params.max_items, LIMITS.mapItemsCap)) report(['max_items'], `max_items must be an integer from 1 to ${LIMITS.mapItemsCap}`, params.max_items)
+    if (params.max_items !== undefined && !positiveInt(params.max_items, LIMITS.mapItemsCap))
+      report(['max_items'], `max_items must be an integer from 1 to ${LIMITS.mapItemsCap}`, params.max_items)
     oneOf('on_item_error', ['stop', 'null', 'skip'])
   },
   async run(_node, params, _json, tools) {

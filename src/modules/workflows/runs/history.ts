@@ -28,8 +28,27 @@ export async function visibleRun(db: Kysely<Database>, principal: Principal, age
 
 export async function getRun(db: Kysely<Database>, principal: Principal, agentName: string, runId: string, includeData: boolean): Promise<RunView> {
   const { agent, row } = await visibleRun(db, principal, agentName, runId)
-  const checkpoint = row.status === 'waiting_human' ? await db.selectFrom('workflow_checkpoints').select(['gate_id', 'message', 'waiting_since', 'expires_at', 'data']).where('run_id', '=', runId).executeTakeFirst() : undefined
-  const view = runRowView(row, agent.name, checkpoint ? { gate_id: checkpoint.gate_id, message: checkpoint.message, since: checkpoint.waiting_since, expires_at: checkpoint.expires_at, data: JSON.parse(checkpoint.data) } : null)
+  const checkpoint =
+    row.status === 'waiting_human'
+      ? await db
+          .selectFrom('workflow_checkpoints')
+          .select(['gate_id', 'message', 'waiting_since', 'expires_at', 'data'])
+          .where('run_id', '=', runId)
+          .executeTakeFirst()
+      : undefined
+  const view = runRowView(
+    row,
+    agent.name,
+    checkpoint
+      ? {
+          gate_id: checkpoint.gate_id,
+          message: checkpoint.message,
+          since: checkpoint.waiting_since,
+          expires_at: checkpoint.expires_at,
+          data: JSON.parse(checkpoint.data),
+        }
+      : null,
+  )
   if (includeData) view.steps = (await db.selectFrom('workflow_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()).map(stepRowView)
   return view
 }
@@ -49,6 +68,10 @@ export async function listRuns(db: Kysely<Database>, principal: Principal, agent
   const { limit, offset } = resolvePage(query, RUN_HISTORY_PAGING)
   const rows = await q.orderBy('r.id', 'desc').limit(limit).offset(offset).execute()
   return rows.map(({ gate_id, message, waiting_since, expires_at, ...row }) =>
-    runRowView(row, agent.name, row.status === 'waiting_human' && gate_id ? { gate_id, message: message!, since: waiting_since!, expires_at: expires_at! } : null),
+    runRowView(
+      row,
+      agent.name,
+      row.status === 'waiting_human' && gate_id ? { gate_id, message: message!, since: waiting_since!, expires_at: expires_at! } : null,
+    ),
   )
 }

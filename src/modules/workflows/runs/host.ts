@@ -16,7 +16,13 @@ export interface CancelHandle {
  * `traces` collects step traces only when something will read them (recording not disabled, or include_data):
  * otherwise a run would hold every step's input and output until it ends, only for them to be thrown away.
  */
-export function engineHost(clock: Clock, providers: ModelProviders, handle: CancelHandle, stepData: Record<string, unknown> | null, traces: StepTrace[] | null): EngineHost {
+export function engineHost(
+  clock: Clock,
+  providers: ModelProviders,
+  handle: CancelHandle,
+  stepData: Record<string, unknown> | null,
+  traces: StepTrace[] | null,
+): EngineHost {
   return {
     clock,
     stepData,
@@ -27,7 +33,9 @@ export function engineHost(clock: Clock, providers: ModelProviders, handle: Canc
       const provider = call.provider ?? providers.default.provider
       if (!providers.isConfigured(provider)) throw new StepError('llm_not_configured', `Model provider "${provider}" is not configured on this server`)
       const model = call.model ?? providers.defaultModelFor(provider as LlmProviderName) ?? providers.default.model
-      const reply = await providers.get(provider as LlmProviderName)!.complete({ model, system: call.system ?? null, messages: [{ role: 'user', content: call.prompt }] })
+      const reply = await providers
+        .get(provider as LlmProviderName)!
+        .complete({ model, system: call.system ?? null, messages: [{ role: 'user', content: call.prompt }] })
       return { text: reply.text, provider, model }
     },
   }

@@ -14,7 +14,13 @@ export async function recoverInterrupted(db: Kysely<Database>, now: string): Pro
     await trx.deleteFrom('workflow_runs').where('id', 'in', ids).where('recording', '=', 'disabled').execute()
     await trx
       .updateTable('workflow_runs')
-      .set({ status: 'failed', error_code: 'interrupted', error_message: 'Interrupted: the server stopped before the run finished', finished_at: now, updated_at: now })
+      .set({
+        status: 'failed',
+        error_code: 'interrupted',
+        error_message: 'Interrupted: the server stopped before the run finished',
+        finished_at: now,
+        updated_at: now,
+      })
       .where('id', 'in', ids)
       .execute()
     return stuck.length
@@ -25,7 +31,14 @@ export async function recoverInterrupted(db: Kysely<Database>, now: string): Pro
 export async function pruneFinished(db: Kysely<Database>, cutoff: string): Promise<number> {
   let pruned = 0
   for (;;) {
-    const batch = await db.selectFrom('workflow_runs').select('id').where('finished_at', 'is not', null).where('finished_at', '<', cutoff).orderBy('finished_at').limit(PRUNE_BATCH).execute()
+    const batch = await db
+      .selectFrom('workflow_runs')
+      .select('id')
+      .where('finished_at', 'is not', null)
+      .where('finished_at', '<', cutoff)
+      .orderBy('finished_at')
+      .limit(PRUNE_BATCH)
+      .execute()
     if (batch.length === 0) return pruned
     const ids = batch.map((r) => r.id)
     await db.transaction().execute(async (trx) => {

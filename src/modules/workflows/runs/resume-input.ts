@@ -11,7 +11,8 @@ export function checkResumeBody(body: ResumeInput): void {
   // TypeBox's object check lets arrays through; a merge patch must be a JSON object.
   if (!isPlainObject(body.edits)) throw invalidInput({ loc: ['edits'], msg: 'edits must be an object', type: 'model_type', input: body.edits })
   if (body.decision === 'reject') throw invalidInput({ loc: ['edits'], msg: 'edits apply to approve only; send reason with reject', type: 'value_error' })
-  if (JSON.stringify(body.edits).length > MAX_EDITS_CHARS) throw invalidInput({ loc: ['edits'], msg: `edits may be at most ${MAX_EDITS_CHARS} bytes of JSON`, type: 'value_error' })
+  if (JSON.stringify(body.edits).length > MAX_EDITS_CHARS)
+    throw invalidInput({ loc: ['edits'], msg: `edits may be at most ${MAX_EDITS_CHARS} bytes of JSON`, type: 'value_error' })
   const reserved = findReserved(body.edits)
   if (reserved) throw invalidInput({ loc: ['edits', ...reserved], msg: `The key '${reserved.at(-1)}' is not allowed`, type: 'value_error' })
 }

@@ -52,8 +52,10 @@ export class WorkflowRuns {
 
   async start(principal: Principal, agentName: string, workflowId: string, body: StartRunInput): Promise<RunView> {
     const dry = body.dry_run === true
-    if (body.step_data !== undefined && !isPlainObject(body.step_data)) throw invalidInput({ loc: ['step_data'], msg: 'step_data must be an object keyed by node id', type: 'model_type' })
-    if (body.step_data !== undefined && !dry) throw invalidInput({ loc: ['step_data'], msg: 'step_data is only accepted with dry_run: true', type: 'value_error' })
+    if (body.step_data !== undefined && !isPlainObject(body.step_data))
+      throw invalidInput({ loc: ['step_data'], msg: 'step_data must be an object keyed by node id', type: 'model_type' })
+    if (body.step_data !== undefined && !dry)
+      throw invalidInput({ loc: ['step_data'], msg: 'step_data is only accepted with dry_run: true', type: 'value_error' })
     const source = body.version ?? 'live'
     const { db } = this.deps
     const agent = await authorizeAgent(db, agentName, principal, source === 'draft' ? 'own' : 'use', 'Only owners can run the draft of this agent')
@@ -70,14 +72,22 @@ export class WorkflowRuns {
 
     const recording = dry ? 'disabled' : (await readOrgSettings(db)).workflow_recording
     const info: RunInfo = {
-      id: newId(), input: body.input ?? null, started_at: this.#now(), starter: principal.userId, dry_run: dry,
+      id: newId(),
+      input: body.input ?? null,
+      started_at: this.#now(),
+      starter: principal.userId,
+      dry_run: dry,
       workflow: { id: workflow.id, name: workflow.name, version, agent: agent.name },
     }
     const meta: RunMeta = { info, agentId: agent.id, source, definitionHash: sha256Hex(JSON.stringify(workflow.definition)), recording }
     const traces: StepTrace[] = []
     const handle: CancelHandle = { cancelled: false, agentId: agent.id, starterId: principal.userId }
     const keepTraces = body.include_data || (!dry && recording !== 'disabled')
-    const executor = new WorkflowExecutor(workflow.definition, info, engineHost(this.deps.clock, this.deps.providers, handle, dry ? ((body.step_data ?? {}) as Record<string, unknown>) : null, keepTraces ? traces : null))
+    const executor = new WorkflowExecutor(
+      workflow.definition,
+      info,
+      engineHost(this.deps.clock, this.deps.providers, handle, dry ? ((body.step_data ?? {}) as Record<string, unknown>) : null, keepTraces ? traces : null),
+    )
     if (dry) {
       const outcome = await this.#execute(info.id, () => executor.start())
       return this.#view(meta, outcome, outcome.kind === 'finished' ? outcome.status : 'waiting_human', null, traces, body.include_data)
@@ -99,7 +109,13 @@ export class WorkflowRuns {
     } catch (error) {
       this.deps.logger.error('workflow run failed unexpectedly', { run_id: runId, error: (error as Error).message, stack: (error as Error).stack })
       const state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0 }
-      return { kind: 'finished', status: 'failed', result: null, error: { code: 'internal_error', message: 'Internal error while running the workflow' }, state }
+      return {
+        kind: 'finished',
+        status: 'failed',
+        result: null,
+        error: { code: 'internal_error', message: 'Internal error while running the workflow' },
+        state,
+      }
     }
   }
 
@@ -120,11 +136,21 @@ export class WorkflowRuns {
   #view(meta: RunMeta, outcome: Outcome, status: RunStatus, finishedAt: string | null, traces: StepTrace[], includeData?: boolean): RunView {
     const { info } = meta
     const view: RunView = {
-      run_id: info.id, agent: info.workflow.agent, workflow_id: info.workflow.id, workflow_name: info.workflow.name, version: info.workflow.version,
-      source: meta.source, status, dry_run: info.dry_run, recording: info.dry_run ? null : meta.recording, starter_id: info.starter,
+      run_id: info.id,
+      agent: info.workflow.agent,
+      workflow_id: info.workflow.id,
+      workflow_name: info.workflow.name,
+      version: info.workflow.version,
+      source: meta.source,
+      status,
+      dry_run: info.dry_run,
+      recording: info.dry_run ? null : meta.recording,
+      starter_id: info.starter,
       result: outcome.kind === 'finished' && status !== 'cancelled' ? (outcome.result ?? null) : null,
       error: outcome.kind === 'finished' && status === outcome.status ? outcome.error : null,
-      started_at: info.started_at, finished_at: outcome.kind === 'finished' ? (finishedAt ?? this.#now()) : null, waiting: null,
+      started_at: info.started_at,
+      finished_at: outcome.kind === 'finished' ? (finishedAt ?? this.#now()) : null,
+      waiting: null,
     }
     if (includeData) view.steps = traces
     return view
@@ -145,11 +171,27 @@ export class WorkflowRuns {
     const decidedAt = this.#now()
     const claimed = await db.transaction().execute(async (trx) => {
       // Compare-and-set: of two concurrent resumes (a double click), exactly one moves the run; the other gets 409.
-      const moved = await trx.updateTable('workflow_runs').set({ status: 'running', pending_gate: null, updated_at: decidedAt }).where('id', '=', runId).where('status', '=', 'waiting_human').executeTakeFirst()
+      const moved = await trx
+        .updateTable('workflow_runs')
+        .set({ status: 'running', pending_gate: null, updated_at: decidedAt })
+        .where('id', '=', runId)
+        .where('status', '=', 'waiting_human')
+        .executeTakeFirst()
       if (Number(moved.numUpdatedRows) !== 1) return false
       await writeAudit(trx, clock, {
-        actor_id: principal.userId, action: 'workflow.approval', target_type: 'workflow_run', target_id: runId,
-        details: { decision: body.decision, channel, agent: agent.name, workflow_id: row.workflow_id, gate_id: checkpoint.gate_id, edited_keys: body.edits ? Object.keys(body.edits as object) : [], reason_given: body.reason !== undefined },
+        actor_id: principal.userId,
+        action: 'workflow.approval',
+        target_type: 'workflow_run',
+        target_id: runId,
+        details: {
+          decision: body.decision,
+          channel,
+          agent: agent.name,
+          workflow_id: row.workflow_id,
+          gate_id: checkpoint.gate_id,
+          edited_keys: body.edits ? Object.keys(body.edits as object) : [],
+          reason_given: body.reason !== undefined,
+        },
       })
       return true
     })
@@ -157,10 +199,29 @@ export class WorkflowRuns {
       const current = await db.selectFrom('workflow_runs').select('status').where('id', '=', runId).executeTakeFirst()
       throw conflict(`Run is ${current?.status ?? 'gone'}, not waiting for approval`)
     }
-    return this.#continue(row.recording, checkpoint, { decision: body.decision, edits: body.edits as Record<string, unknown> | undefined, reason: body.reason, decided_by: principal.userId, decided_at: decidedAt, channel }, row.agent_id, body.include_data)
+    return this.#continue(
+      row.recording,
+      checkpoint,
+      {
+        decision: body.decision,
+        edits: body.edits as Record<string, unknown> | undefined,
+        reason: body.reason,
+        decided_by: principal.userId,
+        decided_at: decidedAt,
+        channel,
+      },
+      row.agent_id,
+      body.include_data,
+    )
   }
 
-  async #continue(recording: RunMeta['recording'], checkpoint: { run_id: string; gate_id: string; data: string; definition: string; run_info: string; state: string }, decision: GateDecision, agentId: string, includeData?: boolean): Promise<RunView> {
+  async #continue(
+    recording: RunMeta['recording'],
+    checkpoint: { run_id: string; gate_id: string; data: string; definition: string; run_info: string; state: string },
+    decision: GateDecision,
+    agentId: string,
+    includeData?: boolean,
+  ): Promise<RunView> {
     const definition = JSON.parse(checkpoint.definition) as WorkflowDefinition
     const info = JSON.parse(checkpoint.run_info) as RunInfo
     const state = JSON.parse(checkpoint.state) as EngineState
@@ -168,7 +229,11 @@ export class WorkflowRuns {
     const meta: RunMeta = { info, agentId, source: (row?.source ?? 'live') as 'live' | 'draft', definitionHash: row?.definition_hash ?? '', recording }
     const traces: StepTrace[] = []
     const handle: CancelHandle = { cancelled: false, agentId, starterId: info.starter }
-    const executor = new WorkflowExecutor(definition, info, engineHost(this.deps.clock, this.deps.providers, handle, null, includeData || recording !== 'disabled' ? traces : null))
+    const executor = new WorkflowExecutor(
+      definition,
+      info,
+      engineHost(this.deps.clock, this.deps.providers, handle, null, includeData || recording !== 'disabled' ? traces : null),
+    )
     this.#active.set(info.id, handle)
     try {
       const outcome = await this.#execute(info.id, () => executor.resume(state, { gate_id: checkpoint.gate_id, data: JSON.parse(checkpoint.data) }, decision))
@@ -185,10 +250,21 @@ export class WorkflowRuns {
     if (!checkpoint) return null
     const now = this.#now()
     const run = await db.transaction().execute(async (trx) => {
-      const moved = await trx.updateTable('workflow_runs').set({ status: 'running', pending_gate: null, updated_at: now }).where('id', '=', runId).where('status', '=', 'waiting_human').executeTakeFirst()
+      const moved = await trx
+        .updateTable('workflow_runs')
+        .set({ status: 'running', pending_gate: null, updated_at: now })
+        .where('id', '=', runId)
+        .where('status', '=', 'waiting_human')
+        .executeTakeFirst()
       if (Number(moved.numUpdatedRows) !== 1) return null
       const row = await trx.selectFrom('workflow_runs').select(['recording', 'agent_id', 'workflow_id']).where('id', '=', runId).executeTakeFirstOrThrow()
-      await writeAudit(trx, clock, { actor_id: null, action: 'workflow.approval', target_type: 'workflow_run', target_id: runId, details: { decision: 'timeout', channel: 'system', workflow_id: row.workflow_id, gate_id: checkpoint.gate_id } })
+      await writeAudit(trx, clock, {
+        actor_id: null,
+        action: 'workflow.approval',
+        target_type: 'workflow_run',
+        target_id: runId,
+        details: { decision: 'timeout', channel: 'system', workflow_id: row.workflow_id, gate_id: checkpoint.gate_id },
+      })
       return row
     })
     if (!run) return null
@@ -198,7 +274,13 @@ export class WorkflowRuns {
 
   /** The gate-timeout sweep: every checkpoint past its expiry, earliest first (workflow_checkpoints_expiry). */
   async expireGates(): Promise<number> {
-    const due = await this.deps.db.selectFrom('workflow_checkpoints').select('run_id').where('expires_at', '<=', this.#now()).orderBy('expires_at').limit(EXPIRY_BATCH).execute()
+    const due = await this.deps.db
+      .selectFrom('workflow_checkpoints')
+      .select('run_id')
+      .where('expires_at', '<=', this.#now())
+      .orderBy('expires_at')
+      .limit(EXPIRY_BATCH)
+      .execute()
     let expired = 0
     for (const { run_id } of due) if (await this.#expire(run_id)) expired++
     return expired
@@ -220,13 +302,24 @@ export class WorkflowRuns {
     if (principal.role !== 'admin' && row.starter_id !== principal.userId) throw notFound(RUN_NOT_FOUND)
     const now = this.#now()
     const cancelled = await db.transaction().execute(async (trx) => {
-      const moved = await trx.updateTable('workflow_runs').set({ status: 'cancelled', pending_gate: null, finished_at: now, updated_at: now }).where('id', '=', runId).where('status', 'in', ['running', 'waiting_human']).executeTakeFirst()
+      const moved = await trx
+        .updateTable('workflow_runs')
+        .set({ status: 'cancelled', pending_gate: null, finished_at: now, updated_at: now })
+        .where('id', '=', runId)
+        .where('status', 'in', ['running', 'waiting_human'])
+        .executeTakeFirst()
       if (Number(moved.numUpdatedRows) !== 1) return false
       await trx.deleteFrom('workflow_checkpoints').where('run_id', '=', runId).execute()
       if (row.recording === 'disabled') await trx.deleteFrom('workflow_runs').where('id', '=', runId).execute()
       // An admin stopping someone's run is an act on their work: on the record. A starter cancelling their own is not.
       if (principal.userId !== row.starter_id) {
-        await writeAudit(trx, this.deps.clock, { actor_id: principal.userId, action: 'workflow.cancel', target_type: 'workflow_run', target_id: runId, details: { workflow_id: row.workflow_id, starter_id: row.starter_id, status_before: row.status } })
+        await writeAudit(trx, this.deps.clock, {
+          actor_id: principal.userId,
+          action: 'workflow.cancel',
+          target_type: 'workflow_run',
+          target_id: runId,
+          details: { workflow_id: row.workflow_id, starter_id: row.starter_id, status_before: row.status },
+        })
       }
       return true
     })

@@ -22,10 +22,25 @@ export async function insertRunningRow(db: Kysely<Database>, meta: RunMeta, now:
   await db
     .insertInto('workflow_runs')
     .values({
-      id: info.id, agent_id: meta.agentId, workflow_id: info.workflow.id, workflow_name: info.workflow.name, version: info.workflow.version,
-      source: meta.source, definition_hash: meta.definitionHash, starter_id: info.starter, status: 'running', recording: meta.recording,
-      input: meta.recording === 'full' ? json(info.input) : null, result: null, error_code: null, error_message: null, error_node: null,
-      pending_gate: null, started_at: info.started_at, finished_at: null, updated_at: now,
+      id: info.id,
+      agent_id: meta.agentId,
+      workflow_id: info.workflow.id,
+      workflow_name: info.workflow.name,
+      version: info.workflow.version,
+      source: meta.source,
+      definition_hash: meta.definitionHash,
+      starter_id: info.starter,
+      status: 'running',
+      recording: meta.recording,
+      input: meta.recording === 'full' ? json(info.input) : null,
+      result: null,
+      error_code: null,
+      error_message: null,
+      error_node: null,
+      pending_gate: null,
+      started_at: info.started_at,
+      finished_at: null,
+      updated_at: now,
     })
     .execute()
 }
@@ -35,13 +50,31 @@ export async function insertSteps(trx: Kysely<Database>, runId: string, recordin
   if (recording === 'disabled' || traces.length === 0) return
   const full = recording === 'full'
   const rows = traces.map((t) => ({
-    id: newId(), run_id: runId, seq: t.seq, node_id: t.node_id, node_type: t.node_type, name: t.name, iteration: JSON.stringify(t.iteration),
-    status: t.status, port: t.port, started_at: t.started_at, finished_at: t.finished_at, duration_ms: t.duration_ms, attempts: JSON.stringify(t.attempts),
-    input: full ? json(t.input) : null, params: full ? json(t.params_resolved) : null, output: full ? json(t.output) : null,
-    error: json(t.error ?? undefined), decision: json(t.decision ?? undefined),
+    id: newId(),
+    run_id: runId,
+    seq: t.seq,
+    node_id: t.node_id,
+    node_type: t.node_type,
+    name: t.name,
+    iteration: JSON.stringify(t.iteration),
+    status: t.status,
+    port: t.port,
+    started_at: t.started_at,
+    finished_at: t.finished_at,
+    duration_ms: t.duration_ms,
+    attempts: JSON.stringify(t.attempts),
+    input: full ? json(t.input) : null,
+    params: full ? json(t.params_resolved) : null,
+    output: full ? json(t.output) : null,
+    error: json(t.error ?? undefined),
+    decision: json(t.decision ?? undefined),
   }))
   // SQLite caps bound variables per statement; 18 columns × 50 rows stays well under it.
-  for (let i = 0; i < rows.length; i += 50) await trx.insertInto('workflow_steps').values(rows.slice(i, i + 50)).execute()
+  for (let i = 0; i < rows.length; i += 50)
+    await trx
+      .insertInto('workflow_steps')
+      .values(rows.slice(i, i + 50))
+      .execute()
 }
 
 /**
@@ -51,7 +84,16 @@ export async function insertSteps(trx: Kysely<Database>, runId: string, recordin
  * 3. the step rows of this segment are recorded as the mode allows.
  * Returns false when the run was cancelled meanwhile: nothing waits then.
  */
-export async function pauseRun(db: Kysely<Database>, meta: RunMeta, definition: WorkflowDefinition, gate: PendingGate, state: EngineState, traces: StepTrace[], now: string, expiresAt: string): Promise<boolean> {
+export async function pauseRun(
+  db: Kysely<Database>,
+  meta: RunMeta,
+  definition: WorkflowDefinition,
+  gate: PendingGate,
+  state: EngineState,
+  traces: StepTrace[],
+  now: string,
+  expiresAt: string,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom('workflow_runs').select('status').where('id', '=', meta.info.id).executeTakeFirst()
     if (current && current.status !== 'running') {
@@ -59,11 +101,26 @@ export async function pauseRun(db: Kysely<Database>, meta: RunMeta, definition: 
       return false
     }
     const checkpoint = {
-      gate_id: gate.gate_id, message: gate.message, data: JSON.stringify(gate.data), definition: JSON.stringify(definition),
-      run_info: JSON.stringify(meta.info), state: JSON.stringify(state), waiting_since: now, expires_at: expiresAt,
+      gate_id: gate.gate_id,
+      message: gate.message,
+      data: JSON.stringify(gate.data),
+      definition: JSON.stringify(definition),
+      run_info: JSON.stringify(meta.info),
+      state: JSON.stringify(state),
+      waiting_since: now,
+      expires_at: expiresAt,
     }
-    await trx.insertInto('workflow_checkpoints').values({ run_id: meta.info.id, ...checkpoint }).onConflict((oc) => oc.column('run_id').doUpdateSet(checkpoint)).execute()
-    if (current) await trx.updateTable('workflow_runs').set({ status: 'waiting_human', pending_gate: gate.gate_id, updated_at: now }).where('id', '=', meta.info.id).execute()
+    await trx
+      .insertInto('workflow_checkpoints')
+      .values({ run_id: meta.info.id, ...checkpoint })
+      .onConflict((oc) => oc.column('run_id').doUpdateSet(checkpoint))
+      .execute()
+    if (current)
+      await trx
+        .updateTable('workflow_runs')
+        .set({ status: 'waiting_human', pending_gate: gate.gate_id, updated_at: now })
+        .where('id', '=', meta.info.id)
+        .execute()
     else {
       await insertRunningRow(trx, meta, now)
       await trx.updateTable('workflow_runs').set({ status: 'waiting_human', pending_gate: gate.gate_id }).where('id', '=', meta.info.id).execute()
@@ -78,7 +135,15 @@ export async function pauseRun(db: Kysely<Database>, meta: RunMeta, definition: 
  * that won keeps its `cancelled`); disabled runs leave nothing. The checkpoint goes in every case.
  * Returns the status the run really ended with.
  */
-export async function finishRun(db: Kysely<Database>, meta: RunMeta, status: RunStatus, result: unknown, error: RunError | null, traces: StepTrace[], now: string): Promise<RunStatus> {
+export async function finishRun(
+  db: Kysely<Database>,
+  meta: RunMeta,
+  status: RunStatus,
+  result: unknown,
+  error: RunError | null,
+  traces: StepTrace[],
+  now: string,
+): Promise<RunStatus> {
   return db.transaction().execute(async (trx: Transaction<Database>) => {
     const id = meta.info.id
     await trx.deleteFrom('workflow_checkpoints').where('run_id', '=', id).execute()
@@ -90,8 +155,14 @@ export async function finishRun(db: Kysely<Database>, meta: RunMeta, status: Run
     const updated = await trx
       .updateTable('workflow_runs')
       .set({
-        status, result: meta.recording === 'full' ? json(result ?? null) : null, error_code: error?.code ?? null, error_message: error?.message ?? null,
-        error_node: error?.node_id ?? null, pending_gate: null, finished_at: now, updated_at: now,
+        status,
+        result: meta.recording === 'full' ? json(result ?? null) : null,
+        error_code: error?.code ?? null,
+        error_message: error?.message ?? null,
+        error_node: error?.node_id ?? null,
+        pending_gate: null,
+        finished_at: now,
+        updated_at: now,
       })
       .where('id', '=', id)
       .where('status', '=', 'running')

@@ -69,7 +69,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute()
   await db.schema.createIndex('task_runs_task').on('task_runs').columns(['task_id', 'started_at']).execute()
   // The database itself refuses a second run of the same slot, whatever the scheduler does.
-  await db.schema.createIndex('task_runs_slot').on('task_runs').columns(['task_id', 'scheduled_for']).unique().where(sql.ref('scheduled_for'), 'is not', null).execute()
+  await db.schema
+    .createIndex('task_runs_slot')
+    .on('task_runs')
+    .columns(['task_id', 'scheduled_for'])
+    .unique()
+    .where(sql.ref('scheduled_for'), 'is not', null)
+    .execute()
   // Boot marks runs a crash interrupted; only those few rows are scanned.
   await db.schema.createIndex('task_runs_running').on('task_runs').column('status').where('status', '=', 'running').execute()
 }

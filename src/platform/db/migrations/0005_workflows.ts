@@ -93,5 +93,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['audit_log', 'org_settings', 'workflow_checkpoints', 'workflow_steps', 'workflow_runs']) await db.schema.dropTable(table).ifExists().execute()
+  for (const table of ['audit_log', 'org_settings', 'workflow_checkpoints', 'workflow_steps', 'workflow_runs'])
+    await db.schema.dropTable(table).ifExists().execute()
 }
