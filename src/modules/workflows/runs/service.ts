@@ -4,7 +4,6 @@ import type { Kysely } from 'kysely'
 import type { Principal } from '../../../platform/auth/principal.ts'
 import { isoTime, type Clock } from '../../../platform/clock.ts'
 import type { Database } from '../../../platform/db/schema.ts'
-import type { RunStatus } from '../../../platform/db/tables/workflows.ts'
 import { conflict, forbidden, invalidInput, notFound } from '../../../platform/errors.ts'
 import { newId, sha256Hex } from '../../../platform/ids.ts'
 import type { Logger } from '../../../platform/log.ts'
@@ -26,7 +25,7 @@ import { writeAudit } from '../../../platform/audit.ts'
 import { readOrgSettings } from '../../../platform/org-settings.ts'
 import { engineHost, type CancelHandle } from './host.ts'
 import { finishRun, insertRunningRow, pauseRun, type RunMeta } from './store.ts'
-import { runRowView, type RunView } from './views.ts'
+import { outcomeView, runRowView, type RunView } from './views.ts'
 
 export const NOT_STARTER = 'Only the person who started this run can decide its approval gate'
 
@@ -90,7 +89,7 @@ export class WorkflowRuns {
     )
     if (dry) {
       const outcome = await this.#execute(info.id, () => executor.start())
-      return this.#view(meta, outcome, outcome.kind === 'finished' ? outcome.status : 'waiting_human', null, traces, body.include_data)
+      return outcomeView(meta, outcome, outcome.kind === 'finished' ? outcome.status : 'waiting_human', this.#now(), traces, body.include_data)
     }
     if (recording !== 'disabled') await insertRunningRow(db, meta, info.started_at)
     this.#active.set(info.id, handle)
@@ -124,36 +123,13 @@ export class WorkflowRuns {
     if (outcome.kind === 'paused') {
       const expiresAt = isoTime(this.deps.clock.now() + outcome.gate.timeout_s * 1000)
       const waiting = await pauseRun(this.deps.db, meta, definition, outcome.gate, outcome.state, traces, now, expiresAt)
-      const view = this.#view(meta, outcome, waiting ? 'waiting_human' : 'cancelled', null, traces, includeData)
+      const view = outcomeView(meta, outcome, waiting ? 'waiting_human' : 'cancelled', now, traces, includeData)
       if (waiting) view.waiting = { gate_id: outcome.gate.gate_id, message: outcome.gate.message, since: now, expires_at: expiresAt, data: outcome.gate.data }
       else view.finished_at = now
       return view
     }
     const status = await finishRun(this.deps.db, meta, outcome.status, outcome.result, outcome.error, traces, now)
-    return this.#view(meta, outcome, status, now, traces, includeData)
-  }
-
-  #view(meta: RunMeta, outcome: Outcome, status: RunStatus, finishedAt: string | null, traces: StepTrace[], includeData?: boolean): RunView {
-    const { info } = meta
-    const view: RunView = {
-      run_id: info.id,
-      agent: info.workflow.agent,
-      workflow_id: info.workflow.id,
-      workflow_name: info.workflow.name,
-      version: info.workflow.version,
-      source: meta.source,
-      status,
-      dry_run: info.dry_run,
-      recording: info.dry_run ? null : meta.recording,
-      starter_id: info.starter,
-      result: outcome.kind === 'finished' && status !== 'cancelled' ? (outcome.result ?? null) : null,
-      error: outcome.kind === 'finished' && status === outcome.status ? outcome.error : null,
-      started_at: info.started_at,
-      finished_at: outcome.kind === 'finished' ? (finishedAt ?? this.#now()) : null,
-      waiting: null,
-    }
-    if (includeData) view.steps = traces
-    return view
+    return outcomeView(meta, outcome, status, now, traces, includeData)
   }
 
   async resume(principal: Principal, agentName: string, runId: string, body: ResumeInput, channel: GateDecision['channel'] = 'api'): Promise<RunView> {

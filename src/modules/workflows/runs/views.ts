@@ -1,7 +1,10 @@
-// What run endpoints answer: the compact run, its waiting block, and step traces with include_data.
+// What run endpoints answer: the compact run, its waiting block, and step traces with include_data. The one place a
+// RunView is built, from a stored row (reads) or from the outcome a run just reached (start, resume, gate timeouts).
 import type { Selectable } from 'kysely'
 import type { RunStatus, WorkflowRunsTable, WorkflowStepsTable } from '../../../platform/db/tables/workflows.ts'
 import type { StepTrace } from '../engine/trace.ts'
+import type { Outcome } from '../engine/types.ts'
+import type { RunMeta } from './store.ts'
 
 export interface WaitingView {
   gate_id: string
@@ -73,4 +76,28 @@ export function stepRowView(row: Selectable<WorkflowStepsTable>): StepTrace {
     decision: parse(row.decision) as StepTrace['decision'],
     simulated: false,
   }
+}
+
+/** The run as it stands after `outcome`, before anyone reads it back: `status` is what the store settled on. */
+export function outcomeView(meta: RunMeta, outcome: Outcome, status: RunStatus, now: string, traces: StepTrace[], includeData?: boolean): RunView {
+  const { info } = meta
+  const view: RunView = {
+    run_id: info.id,
+    agent: info.workflow.agent,
+    workflow_id: info.workflow.id,
+    workflow_name: info.workflow.name,
+    version: info.workflow.version,
+    source: meta.source,
+    status,
+    dry_run: info.dry_run,
+    recording: info.dry_run ? null : meta.recording,
+    starter_id: info.starter,
+    result: outcome.kind === 'finished' && status !== 'cancelled' ? (outcome.result ?? null) : null,
+    error: outcome.kind === 'finished' && status === outcome.status ? outcome.error : null,
+    started_at: info.started_at,
+    finished_at: outcome.kind === 'finished' ? now : null,
+    waiting: null,
+  }
+  if (includeData) view.steps = traces
+  return view
 }
