@@ -1,6 +1,7 @@
 // Agent roles and sharing (CONTRACT §9, spec Authentication 8): owners edit, viewers use live, admins see all, others get 404.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from '../helpers/server.ts'
+import { startWithPeople } from '../helpers/people.ts'
+import type { TestServer } from '../helpers/server.ts'
 
 type User = { id: string; token: string }
 let t: TestServer
@@ -12,11 +13,7 @@ let outsider: User
 let extra: User
 // One server and one set of users for the file (password hashing dominates set-up); each test gets its own agent.
 beforeAll(async () => {
-  t = await startTestServer()
-  ;({ adminToken, orgToken } = await t.provision())
-  owner = await t.createUser(adminToken, { email: 'owner@example.com' })
-  viewer = await t.createUser(adminToken, { email: 'viewer@example.com' })
-  outsider = await t.createUser(adminToken, { email: 'outsider@example.com' })
+  ;({ t, admin: adminToken, org: orgToken, owner, viewer, outsider } = await startWithPeople())
   extra = await t.createUser(adminToken, { email: 'extra@example.com' })
 })
 afterAll(() => t.close())

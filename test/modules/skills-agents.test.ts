@@ -1,5 +1,6 @@
 // Skills in an agent's draft (CONTRACT §11): add, list, get, replace, delete; owners only; carried by publish and restore.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { startWithPeople } from '../helpers/people.ts'
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
 
 type User = { id: string; token: string }
@@ -9,11 +10,7 @@ let owner: User
 let viewer: User
 let outsider: User
 beforeAll(async () => {
-  t = await startTestServer({ now: '2026-04-01T09:00:00.000Z' })
-  ;({ adminToken } = await t.provision())
-  owner = await t.createUser(adminToken, { email: 'owner@example.com' })
-  viewer = await t.createUser(adminToken, { email: 'viewer@example.com' })
-  outsider = await t.createUser(adminToken, { email: 'outsider@example.com' })
+  ;({ t, admin: adminToken, owner, viewer, outsider } = await startWithPeople({ now: '2026-04-01T09:00:00.000Z' }))
 })
 afterAll(() => t.close())
 

@@ -1,22 +1,9 @@
 // Shared setup for the workflow API tests: a provisioned server, people, an agent, and definition builders.
-import { startTestServer, type TestServer } from '../helpers/server.ts'
+import { type People, startWithPeople } from '../helpers/people.ts'
 
-export interface People {
-  t: TestServer
-  admin: string
-  owner: { id: string; token: string }
-  viewer: { id: string; token: string }
-  outsider: { id: string; token: string }
-}
+export type { People } from '../helpers/people.ts'
 
-export async function setup(): Promise<People> {
-  const t = await startTestServer()
-  const { adminToken } = await t.provision()
-  const owner = await t.createUser(adminToken, { email: 'owner@example.com' })
-  const viewer = await t.createUser(adminToken, { email: 'viewer@example.com' })
-  const outsider = await t.createUser(adminToken, { email: 'outsider@example.com' })
-  return { t, admin: adminToken, owner, viewer, outsider }
-}
+export const setup = (): Promise<People> => startWithPeople()
 
 let agents = 0
 /** A new agent owned by `owner`, shared with viewer@example.com. */
