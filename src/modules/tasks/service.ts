@@ -1,15 +1,16 @@
 // Tasks: create, read, list, update, delete, run now and runs; threads. Who may see (creator, admins, public) and who may edit (creator, admins).
+import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
-import type { ScheduleFrequency, TasksTable, TaskState, TaskVisibility, ThreadPolicy } from '../../platform/db/tables/tasks.ts'
+import type { TasksTable, TaskState } from '../../platform/db/tables/tasks.ts'
 import { conflict, forbidden, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
 import { resolvePage, type Page } from '../../platform/http/paging.ts'
-import { RUN_PAGING, TASK_PAGING } from './schema.ts'
+import { type CreateTaskBody, RUN_PAGING, TASK_PAGING, type UpdateTaskBody } from './schema.ts'
 import { scheduleOf, toRunRecord, toTaskRecord, type RunRecord, type TaskRecord, type ThreadRecord } from './records.ts'
 import type { AgentDirectory, TaskRunner } from './runs.ts'
 import { checkSchedule, nextRunAt, type Schedule } from './schedule.ts'
@@ -20,31 +21,11 @@ export const THREAD_NOT_FOUND = 'Thread not found'
 export const NOT_TASK_OWNER = 'Only the creator of this task or an admin may change it'
 export const TASK_RUNNING = 'Task is already running'
 
-export interface ScheduleInput {
-  frequency?: ScheduleFrequency
-  hour?: string | null
-  day?: string | null
-  timezone?: string
-  cron?: string | null
-}
+/** What a task update takes: the request schema is the definition (every field optional). */
+export type TaskInput = Static<typeof UpdateTaskBody>
 
-export interface TaskInput {
-  name?: string
-  prompt?: string
-  agent_id?: string | null
-  chat_model?: { provider: string; model?: string } | null
-  mentions?: Record<string, unknown>[]
-  visibility?: TaskVisibility
-  schedule?: ScheduleInput
-  state?: TaskState
-  thread_policy?: ThreadPolicy
-  thread_id?: string | null
-}
-
-export interface NewTask extends TaskInput {
-  name: string
-  prompt: string
-}
+/** What creating a task takes: name and prompt are required. */
+export type NewTask = Static<typeof CreateTaskBody>
 
 export interface TasksServiceOptions {
   db: Kysely<Database>
