@@ -1,10 +1,11 @@
 // Reading and writing an agent's draft and live documents: the API other modules (tasks, workflows, skills) build on.
 import type { Kysely } from 'kysely'
+import type { Principal } from '../../platform/auth/principal.ts'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { notFound, tooLarge } from '../../platform/errors.ts'
-import { AGENT_NOT_FOUND } from './access.ts'
+import { AGENT_NOT_FOUND, authorizeAgent, type AgentRow } from './access.ts'
 import { documentHash, parseDocument, serialiseDocument, type AgentDocument } from './document.ts'
 
 /** What writes need: the database (or a transaction already open) and the clock. */
@@ -89,4 +90,32 @@ export async function updateDraft<R>(store: AgentsStore, agentId: string, actorI
     await writeDraft(trx, agentId, draft, actorId, isoTime(store.clock.now()))
     return result
   })
+}
+
+/** Which document a caller works on: the live version (anyone who may use the agent) or the draft (owners only). */
+export type DocumentSource = 'live' | 'draft'
+
+export interface SourceDocument {
+  agent: AgentRow
+  /** Null for the live source before the first publish. */
+  document: AgentDocument | null
+  /** The live version's number; null for the draft or before the first publish. */
+  version: number | null
+}
+
+/**
+ * The document `principal` works on at `source`, after checking they may: not found for agents they may not see,
+ * forbidden (`ownersOnly`) when a non-owner asks for the draft. What runs, tools and skill listings read.
+ */
+export async function readSourceDocument(
+  db: Kysely<Database>,
+  principal: Principal,
+  agentName: string,
+  source: DocumentSource,
+  ownersOnly: string,
+): Promise<SourceDocument> {
+  const agent = await authorizeAgent(db, agentName, principal, source === 'draft' ? 'own' : 'use', ownersOnly)
+  if (source === 'draft') return { agent, document: await readDraft(db, agent.id), version: null }
+  const live = await readLive(db, agent.id)
+  return { agent, document: live?.document ?? null, version: live?.version ?? null }
 }

@@ -15,7 +15,18 @@ import { toAgent, toSummary, type AgentRecord, type AgentSummaryRecord, type Sum
 
 export { AGENT_NOT_FOUND, agentVisibleTo, authorizeAgent, OWNERS_ONLY_DESIGN, type AgentNeed, type AgentRole, type AgentRow } from './access.ts'
 export type { AgentDocument, DocumentItem } from './document.ts'
-export { liveInstructions, readDraft, readLive, readVersion, updateDraft, type AgentsStore, type VersionDocument } from './draft.ts'
+export {
+  liveInstructions,
+  readDraft,
+  readLive,
+  readSourceDocument,
+  readVersion,
+  updateDraft,
+  type AgentsStore,
+  type DocumentSource,
+  type SourceDocument,
+  type VersionDocument,
+} from './draft.ts'
 export { agentNameIssue, normaliseAgentName } from './names.ts'
 export type { AgentRecord, AgentSummaryRecord } from './views.ts'
 export type { Page } from '../../platform/http/paging.ts'

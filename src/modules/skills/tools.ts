@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
-import { authorizeAgent, readDraft, readLive, type AgentsStore } from '../agents/service.ts'
+import { type AgentsStore, readSourceDocument } from '../agents/service.ts'
 import { skillsOf, type StoredSkill } from './records.ts'
 import { SKILL_NOT_FOUND } from './service.ts'
 import { normaliseSkillName } from './validator/index.ts'
@@ -17,14 +17,7 @@ export interface SkillToolsTarget {
 const LoadSkillArgs = Type.Object({ name: Type.String({ minLength: 1, description: "The skill's name, as listed in this tool's description" }) })
 
 async function skillsFor(store: AgentsStore, principal: Principal, target: SkillToolsTarget): Promise<StoredSkill[]> {
-  const agent = await authorizeAgent(
-    store.db,
-    target.agent,
-    principal,
-    target.source === 'draft' ? 'own' : 'use',
-    'Only owners can use the draft of this agent',
-  )
-  const document = target.source === 'draft' ? await readDraft(store.db, agent.id) : (await readLive(store.db, agent.id))?.document
+  const { document } = await readSourceDocument(store.db, principal, target.agent, target.source, 'Only owners can use the draft of this agent')
   return document ? skillsOf(document) : []
 }
 

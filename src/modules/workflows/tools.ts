@@ -2,9 +2,10 @@
 // rules as the HTTP API (the caller's access to the agent, only the starter resumes), on the live version or the draft.
 import { Type } from '@sinclair/typebox'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
-import { authorizeAgent, readDraft, readLive, type AgentsStore } from '../agents/service.ts'
+import type { Principal } from '../../platform/auth/principal.ts'
+import { type AgentsStore, readSourceDocument } from '../agents/service.ts'
 import { WORKFLOW_NOT_FOUND } from './definitions.ts'
-import type { WorkflowRuns } from './runs/service.ts'
+import { OWNERS_RUN_DRAFT, type WorkflowRuns } from './runs/service.ts'
 import { workflowsOf } from './stored.ts'
 
 export interface WorkflowToolsTarget {
@@ -32,15 +33,8 @@ const ResumeWorkflowArgs = Type.Object({
 })
 
 /** The id of the workflow named or identified by `ref` in the version the tools serve. */
-async function resolveWorkflow(store: AgentsStore, principal: Parameters<Tool['handler']>[0], target: WorkflowToolsTarget, ref: string): Promise<string> {
-  const agent = await authorizeAgent(
-    store.db,
-    target.agent,
-    principal,
-    target.source === 'draft' ? 'own' : 'use',
-    'Only owners can run the draft of this agent',
-  )
-  const document = target.source === 'draft' ? await readDraft(store.db, agent.id) : (await readLive(store.db, agent.id))?.document
+async function resolveWorkflow(store: AgentsStore, principal: Principal, target: WorkflowToolsTarget, ref: string): Promise<string> {
+  const { document } = await readSourceDocument(store.db, principal, target.agent, target.source, OWNERS_RUN_DRAFT)
   const workflows = workflowsOf(document)
   const found = workflows.find((w) => w.id === ref) ?? workflows.find((w) => w.name === ref)
   if (!found)

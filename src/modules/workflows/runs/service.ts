@@ -8,12 +8,12 @@ import { conflict, forbidden, invalidInput, notFound } from '../../../platform/e
 import { newId, sha256Hex } from '../../../platform/ids.ts'
 import type { Logger } from '../../../platform/log.ts'
 import type { ModelProviders } from '../../../llm/registry.ts'
-import { authorizeAgent, readDraft, readLive } from '../../agents/service.ts'
+import { authorizeAgent, readSourceDocument } from '../../agents/service.ts'
 import { WORKFLOW_NOT_FOUND } from '../definitions.ts'
 import type { Static } from '@sinclair/typebox'
 import { workflowsOf } from '../stored.ts'
 import type { ResumeBody, RunBody } from '../schema.ts'
-import type { StoredWorkflow, WorkflowDefinition } from '../definition/types.ts'
+import type { WorkflowDefinition } from '../definition/types.ts'
 import { isPlainObject } from '../expr/values.ts'
 import { WorkflowExecutor } from '../engine/executor.ts'
 import type { EngineState, GateDecision, Outcome, RunInfo } from '../engine/types.ts'
@@ -27,6 +27,7 @@ import { engineHost, type CancelHandle } from './host.ts'
 import { finishRun, insertRunningRow, pauseRun, type RunMeta } from './store.ts'
 import { outcomeView, runRowView, type RunView } from './views.ts'
 
+export const OWNERS_RUN_DRAFT = 'Only owners can run the draft of this agent'
 export const NOT_STARTER = 'Only the person who started this run can decide its approval gate'
 
 /** What starting a run takes: the request body's schema is the definition. */
@@ -57,16 +58,8 @@ export class WorkflowRuns {
       throw invalidInput({ loc: ['step_data'], msg: 'step_data is only accepted with dry_run: true', type: 'value_error' })
     const source = body.version ?? 'live'
     const { db } = this.deps
-    const agent = await authorizeAgent(db, agentName, principal, source === 'draft' ? 'own' : 'use', 'Only owners can run the draft of this agent')
-    let workflows: StoredWorkflow[] = []
-    let version: number | null = null
-    if (source === 'draft') workflows = workflowsOf(await readDraft(db, agent.id))
-    else {
-      const live = await readLive(db, agent.id)
-      workflows = workflowsOf(live?.document)
-      version = live?.version ?? null
-    }
-    const workflow = workflows.find((w) => w.id === workflowId)
+    const { agent, document, version } = await readSourceDocument(db, principal, agentName, source, OWNERS_RUN_DRAFT)
+    const workflow = workflowsOf(document).find((w) => w.id === workflowId)
     if (!workflow) throw notFound(source === 'live' ? `${WORKFLOW_NOT_FOUND} in the live version` : WORKFLOW_NOT_FOUND)
 
     const recording = dry ? 'disabled' : (await readOrgSettings(db)).workflow_recording
