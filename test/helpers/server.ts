@@ -62,6 +62,8 @@ export interface StartOptions {
   now?: string | number
   /** Check every response against /api/openapi.json (default: on unless AGENTBOX_TEST_CONFORMANCE=0). */
   conformance?: boolean
+  /** How long stop() lets in-flight requests and task runs finish (default: the server's 10 s). */
+  shutdownGraceMs?: number
 }
 
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
@@ -74,7 +76,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     sleeps.push(ms)
     clock.advance(ms)
   }
-  const config = loadConfig(['serve'], env)
+  const loaded = loadConfig(['serve'], env)
+  const config = options.shutdownGraceMs === undefined ? loaded : { ...loaded, shutdownGraceMs: options.shutdownGraceMs }
   // argon2id at 1 MiB × 1 pass instead of 64 MiB × 2 (~1 ms instead of ~180 ms a hash): the suite hashes and verifies
   // hundreds of passwords. Real hashing all the same; test/compiled checks that servers store the production cost.
   const passwordCost = { memoryCost: 1024, timeCost: 1 }

@@ -35,8 +35,6 @@ export interface TasksModule extends CapabilityModule<TasksService> {
   readonly scheduler: SchedulerControl
 }
 
-/** How long shutdown lets runs in flight finish before it aborts their model calls (within the contract's 10 s). */
-const STOP_GRACE_MS = 5_000
 
 export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps): TasksModule {
   const { clock, logger, database, guard, config } = ctx
@@ -77,7 +75,8 @@ export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps): Ta
     /** Shutdown: no new runs; runs in flight get a grace period, then their model calls are aborted and recorded as failed. */
     async stop() {
       const stopping = scheduler.stop()
-      const graceOver = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), STOP_GRACE_MS).unref())
+      // Half the shutdown grace: the other half is for the requests still being served.
+      const graceOver = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownGraceMs / 2).unref())
       if ((await Promise.race([stopping.then(() => 'done' as const), graceOver])) === 'timeout') {
         logger.warn('task runs still in flight at shutdown; aborting their model calls')
         runner.abort()
