@@ -35,7 +35,6 @@ export interface TasksModule extends CapabilityModule<TasksService> {
   readonly scheduler: SchedulerControl
 }
 
-
 export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps): TasksModule {
   const { clock, logger, database, guard, config } = ctx
   const db = database.db
