@@ -1,38 +1,16 @@
 // Per-user settings: stored fields merged over defaults on read; update compares, then writes or skips (docs/api.md "Settings").
+import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
+import type { SettingsFields, UpdateSettingsBody } from './schema.ts'
 
-export interface ConversationStarter {
-  name: string
-  action?: { api_name: string; domain_url?: string; user_input?: string }[]
-}
-
-export interface PersonalContext {
-  name?: string
-  position?: string
-  traits?: string
-  additional_personalization?: Record<string, unknown>[]
-}
-
-export interface PromptPreset {
-  id: string
-  name: string
-  prompt: string
-  agent_id?: string
-  agent_name?: string
-}
-
-/** What a user may store; every field optional, a provided one replaces the stored one whole. */
-export interface SettingsInput {
-  conversation_starters?: ConversationStarter[]
-  dark_mode?: string
-  personal_context?: PersonalContext
-  enable_follow_up_suggestions?: boolean
-  prompt_presets?: PromptPreset[]
-  language?: string
-}
+/** What a user may store; every field optional, a provided one replaces the stored one whole. The request schema is the definition. */
+export type SettingsInput = Static<typeof UpdateSettingsBody>
+export type ConversationStarter = Static<typeof SettingsFields.conversation_starters>[number]
+export type PersonalContext = Static<typeof SettingsFields.personal_context>
+export type PromptPreset = Static<typeof SettingsFields.prompt_presets>[number]
 
 export interface EffectiveSettings {
   conversation_starters: ConversationStarter[]
