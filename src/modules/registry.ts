@@ -85,7 +85,7 @@ export function createModules(platform: Platform): Modules {
     tenant,
     health: createHealthModule(ctx, { license: license.service, tenant: tenant.service, scheduler: () => tasks.schedulerState(), ready: platform.isReady }),
     console: createConsoleModule({ tenant: tenant.service }),
-    auth: createAuthModule(ctx, { tenant: tenant.service, passwords, sleep: platform.sleep }),
+    auth: createAuthModule(ctx, { accessTokenKey: () => tenant.service.accessTokenKey, passwords, sleep: platform.sleep }),
     users: createUsersModule(ctx, { license: license.service, passwords }),
     settings: createSettingsModule(ctx),
     contextTypes: createContextTypesModule(ctx),

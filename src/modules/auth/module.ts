@@ -1,14 +1,13 @@
 // The auth capability as the server wires it: sign-in with its throttle, the caller's identity, password and API tokens.
 import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
-import type { TenantService } from '../tenant/service.ts'
 import type { Passwords } from './passwords.ts'
 import { LoginRateLimiter } from './rate-limit.ts'
 import { authRoutes } from './routes.ts'
 import { AuthService } from './service.ts'
 
 export interface AuthModuleDeps {
-  /** Signs access tokens with the key setup made. */
-  readonly tenant: TenantService
+  /** The key access tokens are signed with: made at setup (tenant), null before. */
+  readonly accessTokenKey: () => Buffer | null
   readonly passwords: Passwords
   /** How the login throttle waits before checking a password on an account under attack (tests record instead). */
   readonly sleep?: (ms: number) => Promise<void>
@@ -23,7 +22,7 @@ export function createAuthModule(ctx: ModuleContext, deps: AuthModuleDeps): Auth
     sleep: deps.sleep,
     limiter: new LoginRateLimiter(ctx.clock),
     passwords: deps.passwords,
-    accessTokenKey: () => deps.tenant.accessTokenKey,
+    accessTokenKey: deps.accessTokenKey,
   })
   return { routes: authRoutes(ctx.guard, service), service }
 }

@@ -1,9 +1,13 @@
-// The checks on a resume request that a schema cannot express.
+// A resume request: its type, and the checks a schema cannot express.
+import type { Static } from '@sinclair/typebox'
 import { invalidInput } from '../../../platform/errors.ts'
 import { isReservedKey } from '../expr/errors.ts'
 import { isPlainObject } from '../expr/values.ts'
 import { MAX_EDITS_CHARS } from '../engine/merge-patch.ts'
-import type { ResumeInput } from './service.ts'
+import type { ResumeBody } from '../schema.ts'
+
+/** What resuming a run takes: the request body's schema is the definition. */
+export type ResumeInput = Static<typeof ResumeBody>
 
 /** The body checks a schema cannot express: edits only with approve, bounded, no prototype keys. */
 export function checkResumeBody(body: ResumeInput): void {

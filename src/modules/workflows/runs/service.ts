@@ -12,7 +12,7 @@ import { authorizeAgent, readSourceDocument } from '../../agents/service.ts'
 import { WORKFLOW_NOT_FOUND } from '../definitions.ts'
 import type { Static } from '@sinclair/typebox'
 import { workflowsOf } from '../stored.ts'
-import type { ResumeBody, RunBody } from '../schema.ts'
+import type { RunBody } from '../schema.ts'
 import type { WorkflowDefinition } from '../definition/types.ts'
 import { isPlainObject } from '../expr/values.ts'
 import { WorkflowExecutor } from '../engine/executor.ts'
@@ -20,7 +20,7 @@ import type { EngineState, GateDecision, Outcome, RunInfo } from '../engine/type
 import type { StepTrace } from '../engine/trace.ts'
 import { getRun, listRuns, RUN_NOT_FOUND, visibleRun, type RunHistoryQuery } from './history.ts'
 import { pruneFinished, recoverInterrupted } from './housekeeping.ts'
-import { checkResumeBody } from './resume-input.ts'
+import { checkResumeBody, type ResumeInput } from './resume-input.ts'
 import { writeAudit } from '../../../platform/audit.ts'
 import { readOrgSettings } from '../../../platform/org-settings.ts'
 import { engineHost, type CancelHandle } from './host.ts'
@@ -32,8 +32,6 @@ export const NOT_STARTER = 'Only the person who started this run can decide its 
 
 /** What starting a run takes: the request body's schema is the definition. */
 export type StartRunInput = Static<typeof RunBody>
-
-export type ResumeInput = Static<typeof ResumeBody>
 
 export interface RunsDeps {
   db: Kysely<Database>
