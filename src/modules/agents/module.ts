@@ -1,7 +1,7 @@
 // The agents capability as the server wires it: agents, versions and members, over one store (database + clock).
 import { Elysia } from 'elysia'
 import type { Principal } from '../../platform/auth/principal.ts'
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { AgentsStore } from './draft.ts'
 import { memberRoutes } from './member-routes.ts'
 import { agentRoutes } from './routes.ts'

@@ -1,5 +1,5 @@
 // The auth capability as the server wires it: sign-in with its throttle, the caller's identity, password and API tokens.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { Passwords } from './passwords.ts'
 import { LoginRateLimiter } from './rate-limit.ts'
 import { authRoutes } from './routes.ts'

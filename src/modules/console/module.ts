@@ -1,5 +1,5 @@
 // The web console as the server wires it: its pages and assets; unprovisioned instances are sent to the setup wizard.
-import type { CapabilityModule } from '../../platform/module-context.ts'
+import type { CapabilityModule } from '../module-context.ts'
 import type { TenantService } from '../tenant/service.ts'
 import { consoleRoutes } from './routes.ts'
 

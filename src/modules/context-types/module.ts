@@ -1,5 +1,5 @@
 // The context-types capability as the server wires it.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { contextTypesRoutes } from './routes.ts'
 import { ContextTypesService } from './service.ts'
 

@@ -1,5 +1,5 @@
 // The health capability as the server wires it: /api/health (database, scheduler, disk, licence), /live and /ready.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { VERSION } from '../../version.ts'
 import type { LicenseService } from '../license/service.ts'
 import type { TenantService } from '../tenant/service.ts'

@@ -1,5 +1,5 @@
 // The interactions capability as the server wires it: routes, the retention job, and a last flush on shutdown.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { pruneInteractions } from './retention.ts'
 import { interactionsRoutes } from './routes.ts'
 import { InteractionsService } from './service.ts'

@@ -1,5 +1,5 @@
 // The licence capability as the server wires it: the current licence (loaded at boot), apply and summary routes.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { keyringFor } from './keyring.ts'
 import { licenseRoutes } from './routes.ts'
 import { LicenseService } from './service.ts'

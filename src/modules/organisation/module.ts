@@ -1,5 +1,5 @@
 // The organisation as the server wires it: its settings and its audit log, for admins.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { orgRoutes } from './routes.ts'
 
 /** Settings and the audit log are platform pieces (src/platform/org-settings.ts, audit.ts) every module may use. */

@@ -1,5 +1,5 @@
 // The settings capability as the server wires it.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { settingsRoutes } from './routes.ts'
 import { SettingsService } from './service.ts'
 

@@ -1,5 +1,5 @@
 // The skills capability as the server wires it: validation, an agent's skills, the skill list, and load_skill.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ToolProvider } from '../../platform/tools/tool.ts'
 import type { AgentsStore } from '../agents/service.ts'
 import { skillRoutes } from './routes.ts'

@@ -1,5 +1,5 @@
 // The tasks capability as the server wires it: routes, the scheduler's lifetime, and its state for /api/health.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
 import type { SchedulerState } from '../health/service.ts'
 import { scheduleOf } from './records.ts'

@@ -1,5 +1,5 @@
 // The tenant capability as the server wires it: the setup token at boot, and POST /api/tenant/setup.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { SecretStore } from '../../platform/secrets.ts'
 import type { Passwords } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'

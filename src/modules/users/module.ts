@@ -1,5 +1,5 @@
 // The users capability as the server wires it: admin user management, bounded by the licence's seats.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { Passwords } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'
 import { usersRoutes } from './routes.ts'

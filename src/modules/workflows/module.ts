@@ -1,5 +1,5 @@
 // The workflows capability as the server wires it: routes, gate-timeout sweep, retention pruning, crash recovery at boot.
-import type { CapabilityModule, ModuleContext } from '../../platform/module-context.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ToolProvider } from '../../platform/tools/tool.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
 import { readOrgSettings } from '../../platform/org-settings.ts'

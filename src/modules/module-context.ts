@@ -1,11 +1,11 @@
 // What the server hands every capability module: configuration, time, logging, the database, the auth guard, background jobs.
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
-import type { AuthGuard } from './auth/guard.ts'
-import type { Clock } from './clock.ts'
-import type { DatabaseHandle } from './db/database.ts'
-import type { BackgroundJobs } from './jobs.ts'
-import type { Logger } from './log.ts'
+import type { AuthGuard } from '../platform/auth/guard.ts'
+import type { Clock } from '../platform/clock.ts'
+import type { DatabaseHandle } from '../platform/db/database.ts'
+import type { BackgroundJobs } from '../platform/jobs.ts'
+import type { Logger } from '../platform/log.ts'
 
 export interface ModuleContext {
   readonly config: Config
