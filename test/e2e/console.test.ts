@@ -380,6 +380,53 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     }
   }, 30_000)
 
+  test('an evaluator on a production server (no licence) starts a 30-day evaluation from the wizard and sees it on the overview', async () => {
+    const port = freePort()
+    const evalBase = `http://127.0.0.1:${port}`
+    const evaluator = Bun.spawn([join(tmp, 'agentbox'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', join(tmp, 'data-evaluation')], {
+      // No AGENTBOX_LICENSE_MODE: the production mode `npm start` and a copied binary run in.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const tab = await context.newPage()
+    tab.on('pageerror', (error) => pageErrors.push(String(error)))
+    try {
+      for (let i = 0; i < 300; i++) {
+        if (
+          await fetch(`${evalBase}/api/health/live`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        )
+          break
+        await Bun.sleep(20)
+      }
+      await tab.goto(`${evalBase}/setup?token=${SETUP_TOKEN}`)
+      await tab.getByLabel(/30-day evaluation/).check()
+      await tab.getByLabel('Admin e-mail').fill(ADMIN.email)
+      await tab.getByLabel('Admin name').fill(ADMIN.name)
+      await tab.getByLabel('Admin password').fill(ADMIN.password)
+      await tab.getByLabel('Confirm password').fill(ADMIN.password)
+      await tab.getByRole('button', { name: 'Finish setup' }).click()
+      await tab.getByLabel('Organisation token').waitFor()
+      await tab.getByRole('button', { name: 'Continue to sign in' }).click()
+      await tab.getByLabel('E-mail').fill(ADMIN.email)
+      await tab.getByLabel('Password').fill(ADMIN.password)
+      await tab.getByRole('button', { name: 'Sign in' }).click()
+      await tab.getByRole('heading', { name: 'Overview' }).waitFor()
+      await tab.getByText(/Evaluation: this instance runs on a 30-day evaluation with 5 seats/).waitFor()
+      await tab.getByText('1 / 5').waitFor()
+      expect(await tab.getByText(/Test licence/).count()).toBe(0)
+      await shot('20-evaluation-overview', tab)
+    } finally {
+      await tab.close()
+      evaluator.kill('SIGKILL')
+      await evaluator.exited
+    }
+  }, 30_000)
+
   test('no uncaught errors on any page', () => {
     expect(pageErrors).toEqual([])
   })

@@ -43,7 +43,7 @@ function ApplyLicence({ onApplied }: { onApplied: () => void }) {
   }
   return h(
     'form',
-    { onSubmit: submit, noValidate: true },
+    { class: 'apply-licence', onSubmit: submit, noValidate: true },
     h('h2', null, 'Apply a licence'),
     done ? h(Banner, { kind: 'success' }, done) : null,
     h(Field, {

@@ -89,7 +89,7 @@ export function SetupPage() {
           'label',
           null,
           h('input', { type: 'radio', name: 'licence-kind', id: 'evaluation', checked: evaluation, onChange: () => setEvaluation(true) }),
-          ' Start a 30-day evaluation (5 users; apply a licence later in Settings)',
+          ' Start a 30-day evaluation (5 users; an admin applies a licence later on the Overview page)',
         ),
       ),
       evaluation
