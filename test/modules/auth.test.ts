@@ -5,6 +5,8 @@ import { Elysia } from 'elysia'
 import { createHmac } from 'node:crypto'
 import { join } from 'node:path'
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
+import { LOGIN_DELAY_MAX_MS, LoginRateLimiter } from '../../src/modules/auth/rate-limit.ts'
+import { ManualClock } from '../../src/platform/clock.ts'
 
 let t: TestServer
 let adminToken: string
@@ -308,5 +310,25 @@ describe('POST /api/auth/password', () => {
       (await t.request('POST', '/api/auth/password', { token: orgToken, body: { current_password: 'x', new_password: 'an even longer password' } })).status,
     ).toBe(400)
     expect((await t.request('POST', '/api/auth/password', { body: { current_password: 'x', new_password: 'y' } })).status).toBe(401)
+  })
+})
+
+describe('LoginRateLimiter under a long attack', () => {
+  test('an account attacked from thousands of addresses keeps the capped delay, and each pair and address keeps its limit', () => {
+    const clock = new ManualClock(Date.parse('2026-11-24T00:00:00Z'))
+    const limiter = new LoginRateLimiter(clock)
+    const delays: number[] = []
+    for (let i = 0; i < 5_000; i++) {
+      const attempt = limiter.begin('victim@example.com', `10.${i >> 8}.${i & 255}.1`)
+      if (!attempt.allowed) throw new Error('an account alone is never locked')
+      delays.push(attempt.delayMs)
+    }
+    expect(delays.slice(0, 10)).toEqual(Array(10).fill(0))
+    expect(new Set(delays.slice(15))).toEqual(new Set([LOGIN_DELAY_MAX_MS]))
+    // One pair still locks after 10, and one address after 100, whatever the account's history.
+    for (let i = 0; i < 9; i++) expect(limiter.begin('victim@example.com', '10.0.0.1').allowed).toBe(true)
+    expect(limiter.begin('victim@example.com', '10.0.0.1').allowed).toBe(false)
+    for (let i = 0; i < 100; i++) limiter.begin(`spray${i}@example.com`, '192.0.2.99')
+    expect(limiter.begin('fresh@example.com', '192.0.2.99').allowed).toBe(false)
   })
 })

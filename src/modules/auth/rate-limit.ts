@@ -16,6 +16,8 @@ export const LOGIN_MAX_FAILURES_PER_ADDRESS = 100
 export const LOGIN_DELAY_AFTER = 10
 export const LOGIN_DELAY_BASE_MS = 250
 export const LOGIN_DELAY_MAX_MS = 5000
+/** Attempts remembered per key: above every limit (10 per pair, 100 per address) and the delay's cap (15). */
+const KEPT_PER_KEY = 128
 
 /** The account-wide delay before checking the password, given the account's failures (and attempts in flight). */
 export function accountDelayMs(failures: number): number {
@@ -42,6 +44,7 @@ export type LoginAttempt =
 export class LoginRateLimiter {
   readonly #clock: Clock
   readonly #failures = new Map<string, number[]>()
+  #lastSweep = 0
 
   constructor(clock: Clock) {
     this.#clock = clock
@@ -72,9 +75,20 @@ export class LoginRateLimiter {
     if (wait > 0) return { allowed: false, retryAfterSeconds: wait }
 
     const delayMs = accountDelayMs(account.length)
-    for (const key of keys) this.#failures.set(key, [...(this.#failures.get(key) ?? []), now])
-    // Bound memory under a spray of distinct e-mails or addresses: drop keys whose failures have all aged out.
-    if (this.#failures.size > 100_000) for (const key of [...this.#failures.keys()]) this.#recent(key, now)
+    for (const [index, key] of keys.entries()) {
+      const times = [pair, addr, account][index]!
+      times.push(now)
+      // Only the newest entries matter (every limit and the longest delay are reached well within them), so an
+      // account attacked from many addresses costs a bounded amount per attempt, however long the attack.
+      if (times.length > KEPT_PER_KEY) times.splice(0, times.length - KEPT_PER_KEY)
+      this.#failures.set(key, times)
+    }
+    // Bound memory under a spray of distinct e-mails or addresses: drop keys whose failures have all aged out. At most
+    // once a minute, so a large map is not walked on every attempt.
+    if (this.#failures.size > 100_000 && now - this.#lastSweep > 60_000) {
+      this.#lastSweep = now
+      for (const key of [...this.#failures.keys()]) this.#recent(key, now)
+    }
 
     let settled = false
     return {
