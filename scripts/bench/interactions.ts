@@ -558,8 +558,8 @@ async function main(): Promise<void> {
       adminPlan.join(' | '),
     )
     check(
-      'member summary is served by the covering (user_id, created_at) index',
-      memberPlan.some((p) => /COVERING INDEX interactions_user_time \(user_id=\? AND created_at>\? AND created_at<\?\)/.test(p)),
+      "member summary reads the member's rollup by its primary key, not the raw rows",
+      memberPlan.some((p) => /interaction_user_daily_usage USING PRIMARY KEY \(user_id=\?/.test(p)) && !memberPlan.some((p) => / interactions /.test(` ${p} `)),
       memberPlan.join(' | '),
     )
 

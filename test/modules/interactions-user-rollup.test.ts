@@ -91,6 +91,28 @@ describe('per-user rollup', () => {
     expect(plan).not.toMatch(/\binteractions\b/)
   })
 
+  test('titles read in code-point order within a bucket, however the chunks met them (same data, same bytes)', async () => {
+    t = await startTestServer({ now: '2026-03-10T12:00:00Z' })
+    const { adminToken } = await t.provision()
+    // One ISO week spans two chunks of days: "zeta" appears in the first chunk, "alpha" only in the second.
+    for (const [day, server] of [
+      ['2026-03-02', 'zeta'],
+      ['2026-03-07', 'alpha'],
+      ['2026-03-08', 'mid'],
+    ] as const) {
+      t.clock.set(Date.parse(`${day}T10:00:00Z`))
+      expect(
+        (await t.request('POST', '/api/interaction/record-mcp-tool', { token: adminToken, body: { tool_name: 'x', mcp_server_name: server } })).status,
+      ).toBe(200)
+    }
+    t.clock.set(Date.parse('2026-03-10T12:00:00Z'))
+    const weekly = await t.request('POST', '/api/interaction/summary', {
+      token: adminToken,
+      body: { time_frame: 'weekly', start_date: '2026-03-02', end_date: '2026-03-08' },
+    })
+    expect(Object.keys(weekly.body['2026-W10'])).toEqual(['alpha', 'mid', 'zeta'])
+  })
+
   test('a long summary hands the event loop back between chunks, many times, instead of in one piece', async () => {
     t = await startTestServer({ now: '2026-03-10T12:00:00Z' })
     const { adminToken } = await t.provision()

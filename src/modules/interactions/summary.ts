@@ -142,7 +142,9 @@ export class SummaryService {
         await yieldToEventLoop()
         since = performance.now()
       }
-      parts.push(`"${key}":${JSON.stringify(Object.fromEntries(byBucket.get(key) ?? []))}`)
+      // Titles in code-point order: chunks meet titles in any order, and the same data must read the same way.
+      const counts = [...(byBucket.get(key) ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      parts.push(`"${key}":${JSON.stringify(Object.fromEntries(counts))}`)
     }
     return `{${parts.join(',')}}`
   }
