@@ -1,6 +1,5 @@
 // npm run build → dist/agentbox: one executable with migrations, keys and assets embedded (design/appliance.md §5).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pkg from '../package.json' with { type: 'json' }
 import { buildConsoleFromSource } from '../src/modules/console/assets.ts'
@@ -14,8 +13,11 @@ mkdirSync(join(outfile, '..'), { recursive: true })
 
 const started = performance.now()
 // The web console, bundled first and embedded with `with { type: 'file' }` imports in a generated entry that registers
-// the files, then runs src/main.ts. A private temp dir: two builds at once (tests, a developer) never share files.
-const consoleDir = mkdtempSync(join(tmpdir(), 'agentbox-console-'))
+// the files, then runs src/main.ts. A private temp dir: two builds at once (tests, a developer) never share files. It
+// sits inside the repository so that the repository is the bundle's root: worker entry points then keep their
+// src/… paths inside the binary (see WORKER_ENTRIES).
+mkdirSync(join(root, '.build'), { recursive: true })
+const consoleDir = mkdtempSync(join(root, '.build', 'entry-'))
 const consoleAssets = await buildConsoleFromSource()
 writeFileSync(join(consoleDir, 'index.html'), consoleAssets.html)
 writeFileSync(join(consoleDir, 'app.js'), consoleAssets.js)
@@ -35,6 +37,10 @@ writeFileSync(
   ].join('\n'),
 )
 
+// Code started with `new Worker(…)` is a separate entry point of the bundle; inside the binary each is found at
+// /$bunfs/root/<its path in the repository> (src/platform/worker-url.ts).
+const WORKER_ENTRIES = ['src/modules/applications/document/import-worker.ts']
+
 // No --minify: Elysia reads handler source with fn.toString() and crashes at boot under --minify-whitespace (elysia#1711).
 const args = [
   'build',
@@ -47,9 +53,12 @@ const args = [
   `--target=${target}`,
   '--define',
   `AGENTBOX_VERSION=${JSON.stringify(version)}`,
+  '--root',
+  root,
   '--outfile',
   outfile,
   entry,
+  ...WORKER_ENTRIES.map((path) => join(root, path)),
 ]
 
 const build = Bun.spawnSync([process.execPath, ...args], { cwd: root, stdout: 'inherit', stderr: 'inherit' })

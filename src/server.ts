@@ -16,7 +16,8 @@ import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule } from './modules/module-context.ts'
 import { SecretStore } from './platform/secrets.ts'
 import { lockDataDir, type DataDirLock } from './platform/data-dir-lock.ts'
-import { createModules, inStartOrder, type Modules } from './modules/registry.ts'
+import { createModules, inStartOrder, type Modules, type Platform } from './modules/registry.ts'
+import { SPEC_UPLOAD_LIMIT, SPEC_UPLOAD_PATH } from './modules/applications/routes.ts'
 import { VERSION } from './version.ts'
 
 export const DATABASE_FILE = 'agentbox.db'
@@ -33,6 +34,8 @@ export interface ServerOverrides {
   readonly sleep?: (ms: number) => Promise<void>
   /** argon2id's cost: only test harnesses lower it (a hash records its cost, so verifying never depends on it). */
   readonly passwordCost?: PasswordCost
+  /** The outbound client's resolver and fetch (SSRF tests prove a refused call never reaches fetch). */
+  readonly outbound?: Platform['outbound']
 }
 
 export interface AgentboxServer {
@@ -67,6 +70,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.workflows,
   m.organisation,
   m.tasks,
+  m.applications,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {
@@ -74,7 +78,13 @@ function buildApp(config: Config, logger: Logger, modules: Modules) {
   // where an object belongs became `{}` and passed. TypeBox's Clean validates what was sent and still drops unknown fields.
   const app: Elysia = new Elysia({ name: 'agentbox', normalize: 'typebox' })
   let routes = app
-    .use(httpPlatform({ logger, limits: { json: config.bodyLimit, upload: config.uploadBodyLimit }, allowedMethods: allowedMethodsOf(() => app.routes) }))
+    .use(
+      httpPlatform({
+        logger,
+        limits: { json: config.bodyLimit, upload: config.uploadBodyLimit, largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT } },
+        allowedMethods: allowedMethodsOf(() => app.routes),
+      }),
+    )
     .use(openApiRoutes(() => app, VERSION))
   for (const module of routeOrder(modules)) routes = routes.use(module.routes)
   return routes
@@ -145,6 +155,7 @@ async function bootOn(
     isReady: () => !closing,
     sleep: overrides.sleep ?? ((ms) => Bun.sleep(ms)),
     passwordCost: overrides.passwordCost,
+    outbound: overrides.outbound,
   })
   const app = buildApp(config, logger, modules)
   await startModules(inStartOrder(modules), jobs)

@@ -9,7 +9,12 @@ import type { JobRunner } from '../platform/jobs.ts'
 import type { Logger } from '../platform/log.ts'
 import type { CapabilityModule, ModuleContext } from './module-context.ts'
 import type { SecretStore } from '../platform/secrets.ts'
+import { SecretBox } from '../platform/secret-box.ts'
+import { readOrgSettings } from '../platform/org-settings.ts'
+import { createOutboundClient } from '../platform/outbound/outbound-client.ts'
+import type { FetchFunction, Resolver } from '../platform/outbound/safe-fetch.ts'
 import { createAgentsModule, type AgentsModule } from './agents/module.ts'
+import { createApplicationsModule, type ApplicationsModule } from './applications/module.ts'
 import { createAuthenticator } from './auth/authenticator.ts'
 import { createAuthModule, type AuthModule } from './auth/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
@@ -42,6 +47,7 @@ export interface Modules {
   readonly workflows: WorkflowsModule
   readonly organisation: OrganisationModule
   readonly tasks: TasksModule
+  readonly applications: ApplicationsModule
 }
 
 export interface Platform {
@@ -57,6 +63,8 @@ export interface Platform {
   readonly sleep?: (ms: number) => Promise<void>
   /** argon2id's cost; every server uses PASSWORD_COST, test harnesses a cheaper one. */
   readonly passwordCost?: PasswordCost
+  /** The outbound client's resolver and fetch; tests pass ones that prove a refused call never connects. */
+  readonly outbound?: { readonly resolve?: Resolver; readonly fetch?: FetchFunction }
 }
 
 export function createModules(platform: Platform): Modules {
@@ -80,6 +88,15 @@ export function createModules(platform: Platform): Modules {
   const providers = new ModelProviders(config.llm)
   const agents = createAgentsModule(ctx)
   const tasks = createTasksModule(ctx, { providers, agents: agents.service })
+  const interactions = createInteractionsModule(ctx)
+  // One sealed-secret keyring and one guarded client for everything that stores secrets or calls out.
+  const secretBox = new SecretBox(secrets, { clock })
+  const outbound = createOutboundClient({
+    operatorAllow: config.outboundAllow,
+    adminAllow: async () => (await readOrgSettings(database.db)).outbound_allow,
+    resolve: platform.outbound?.resolve,
+    fetch: platform.outbound?.fetch,
+  })
   return {
     license,
     tenant,
@@ -89,12 +106,13 @@ export function createModules(platform: Platform): Modules {
     users: createUsersModule(ctx, { license: license.service, passwords }),
     settings: createSettingsModule(ctx),
     contextTypes: createContextTypesModule(ctx),
-    interactions: createInteractionsModule(ctx),
+    interactions,
     agents,
     skills: createSkillsModule(ctx),
     workflows: createWorkflowsModule(ctx, { providers }),
     organisation: createOrganisationModule(ctx),
     tasks,
+    applications: createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service }),
   }
 }
 

@@ -14,7 +14,16 @@ export interface InputIssue {
   in?: 'body' | 'query' | 'path'
 }
 
-export type DomainErrorKind = 'invalid_input' | 'bad_request' | 'payment_required' | 'forbidden' | 'not_found' | 'conflict' | 'too_large'
+export type DomainErrorKind =
+  | 'invalid_input'
+  | 'bad_request'
+  | 'payment_required'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'bad_gateway'
+  | 'gateway_timeout'
 
 export class DomainError extends Error {
   constructor(
@@ -44,3 +53,9 @@ export const conflict = (message: string): DomainError => new DomainError('confl
 
 /** The result would pass a size limit (HTTP 413). */
 export const tooLarge = (message: string): DomainError => new DomainError('too_large', message)
+
+/** A call to another server failed or was refused (HTTP 502). */
+export const badGateway = (message: string): DomainError => new DomainError('bad_gateway', message)
+
+/** A call to another server took longer than allowed (HTTP 504). */
+export const gatewayTimeout = (message: string): DomainError => new DomainError('gateway_timeout', message)

@@ -1,4 +1,5 @@
-// Organisation settings (today: how workflow runs are recorded and how long they are kept); each change is audited.
+// Organisation settings (how workflow runs are recorded and kept, which private destinations outbound calls may
+// reach); each change is audited.
 import type { Kysely } from 'kysely'
 import { writeAudit } from './audit.ts'
 import { isoTime, type Clock } from './clock.ts'
@@ -9,12 +10,17 @@ export interface OrgSettings {
   workflow_recording: RecordingMode
   /** Finished runs older than this are pruned in batches. */
   workflow_retention_days: number
+  /** Destinations outbound calls may reach although the address policy refuses them (hosts, host:port, CIDRs). */
+  outbound_allow: string[]
   updated_at: string | null
   updated_by: string | null
 }
 
 export const DEFAULT_SETTINGS = Object.freeze({ workflow_recording: 'full' as RecordingMode, workflow_retention_days: 90 })
-const KEYS = ['workflow_recording', 'workflow_retention_days'] as const
+const KEYS = ['workflow_recording', 'workflow_retention_days', 'outbound_allow'] as const
+type SettingKey = (typeof KEYS)[number]
+/** Arrays are stored as JSON text, scalars as their string. */
+const stored = (value: unknown): string => (Array.isArray(value) ? JSON.stringify(value) : String(value))
 
 export async function readOrgSettings(db: Kysely<Database>): Promise<OrgSettings> {
   const rows = await db
@@ -22,10 +28,11 @@ export async function readOrgSettings(db: Kysely<Database>): Promise<OrgSettings
     .selectAll()
     .where('key', 'in', [...KEYS])
     .execute()
-  const settings: OrgSettings = { ...DEFAULT_SETTINGS, updated_at: null, updated_by: null }
+  const settings: OrgSettings = { ...DEFAULT_SETTINGS, outbound_allow: [], updated_at: null, updated_by: null }
   for (const row of rows) {
     if (row.key === 'workflow_recording') settings.workflow_recording = row.value as RecordingMode
     if (row.key === 'workflow_retention_days') settings.workflow_retention_days = Number(row.value)
+    if (row.key === 'outbound_allow') settings.outbound_allow = JSON.parse(row.value)
     if (!settings.updated_at || row.updated_at > settings.updated_at) {
       settings.updated_at = row.updated_at
       settings.updated_by = row.updated_by
@@ -39,7 +46,7 @@ export async function updateOrgSettings(
   db: Kysely<Database>,
   clock: Clock,
   actorId: string,
-  changes: Partial<Pick<OrgSettings, 'workflow_recording' | 'workflow_retention_days'>>,
+  changes: Partial<Pick<OrgSettings, SettingKey>>,
 ): Promise<OrgSettings> {
   return db.transaction().execute(async (trx) => {
     const before = await readOrgSettings(trx)
@@ -47,12 +54,12 @@ export async function updateOrgSettings(
     const changed: Record<string, { from: unknown; to: unknown }> = {}
     for (const key of KEYS) {
       const value = changes[key]
-      if (value === undefined || value === before[key]) continue
+      if (value === undefined || stored(value) === stored(before[key])) continue
       changed[key] = { from: before[key], to: value }
       await trx
         .insertInto('org_settings')
-        .values({ key, value: String(value), updated_at: now, updated_by: actorId })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(value), updated_at: now, updated_by: actorId }))
+        .values({ key, value: stored(value), updated_at: now, updated_by: actorId })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: stored(value), updated_at: now, updated_by: actorId }))
         .execute()
     }
     if (Object.keys(changed).length)

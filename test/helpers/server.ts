@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { loadConfig } from '../../src/config.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
 import type { Logger } from '../../src/platform/log.ts'
-import { createServer, type AgentboxServer } from '../../src/server.ts'
+import { createServer, type AgentboxServer, type ServerOverrides } from '../../src/server.ts'
 import { CONFORMANCE_ENABLED, ConformanceError, conformanceChecker, type ConformanceChecker } from './conformance.ts'
 import { issueTestLicense, type TestLicenseOptions } from './license.ts'
 
@@ -64,6 +64,8 @@ export interface StartOptions {
   conformance?: boolean
   /** How long stop() lets in-flight requests and task runs finish (default: the server's 10 s). */
   shutdownGraceMs?: number
+  /** The outbound client's resolver and fetch (SSRF tests prove a refused call never reaches fetch). */
+  outbound?: ServerOverrides['outbound']
 }
 
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
@@ -81,7 +83,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   // argon2id at 1 MiB × 1 pass instead of 64 MiB × 2 (~1 ms instead of ~180 ms a hash): the suite hashes and verifies
   // hundreds of passwords. Real hashing all the same; test/compiled checks that servers store the production cost.
   const passwordCost = { memoryCost: 1024, timeCost: 1 }
-  let server = await createServer(config, { clock, logger: log, sleep, passwordCost })
+  let server = await createServer(config, { clock, logger: log, sleep, passwordCost, outbound: options.outbound })
   let checker: ConformanceChecker | undefined
   const checkConformance = async (method: string, path: string, response: { status: number; headers: Headers; text: string }) => {
     // app.handle, not fetch: the document is read without an access-log line, which some tests count.
@@ -155,7 +157,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
     async restart() {
       await server.stop()
-      server = await createServer(config, { clock, logger: log, sleep, passwordCost })
+      server = await createServer(config, { clock, logger: log, sleep, passwordCost, outbound: options.outbound })
       checker = undefined
     },
     async close() {

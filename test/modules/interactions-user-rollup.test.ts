@@ -27,7 +27,8 @@ describe('per-user rollup', () => {
   test('its migration counts the rows stored before it', async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentbox-rollup-'))
     const handle = openDatabase(join(dir, 'agentbox.db'))
-    const { '0006_interaction_user_rollup': _, ...before } = MIGRATIONS
+    // Every migration before this one: the database as an instance that had not yet applied it.
+    const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0006_interaction_user_rollup'))
     await migrateToLatest(handle, join(dir, 'backups'), 0, before)
     const now = '2026-01-01T00:00:00.000Z'
     for (const id of ['u1', 'u2'])

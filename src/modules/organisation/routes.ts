@@ -5,7 +5,26 @@ import type { Clock } from '../../platform/clock.ts'
 import type { DatabaseHandle } from '../../platform/db/database.ts'
 import { listAudit } from '../../platform/audit.ts'
 import { readOrgSettings, updateOrgSettings } from '../../platform/org-settings.ts'
+import type { Static } from '@sinclair/typebox'
+import { invalidInput, type InputIssue } from '../../platform/errors.ts'
+import { parseAllowEntry } from '../../platform/outbound/allow-list.ts'
 import { AuditEntry, AuditQuery, OrgSettings, OrgSettingsBody } from './schema.ts'
+
+/** Every allow-list entry must parse (422 at its index), and is stored trimmed. */
+function checkedSettings(body: Static<typeof OrgSettingsBody>): Static<typeof OrgSettingsBody> {
+  if (!body.outbound_allow) return body
+  const issues: InputIssue[] = []
+  const entries = body.outbound_allow.map((raw, index) => {
+    try {
+      return parseAllowEntry(raw).text
+    } catch (error) {
+      issues.push({ loc: ['outbound_allow', index], msg: (error as Error).message, type: 'value_error', input: raw })
+      return raw
+    }
+  })
+  if (issues.length > 0) throw invalidInput(...issues)
+  return { ...body, outbound_allow: [...new Set(entries)] }
+}
 
 export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clock) {
   const tags = ['org settings']
@@ -14,9 +33,9 @@ export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clo
     .get('/api/org/settings', () => readOrgSettings(database.db), {
       auth: 'admin',
       response: { 200: OrgSettings },
-      detail: { tags, summary: 'Organisation settings: workflow recording mode and run retention' },
+      detail: { tags, summary: 'Organisation settings: workflow recording mode, run retention and the outbound allow list' },
     })
-    .put('/api/org/settings', ({ principal, body }) => updateOrgSettings(database.db, clock, principal.userId, body), {
+    .put('/api/org/settings', ({ principal, body }) => updateOrgSettings(database.db, clock, principal.userId, checkedSettings(body)), {
       auth: 'admin',
       body: OrgSettingsBody,
       response: { 200: OrgSettings },

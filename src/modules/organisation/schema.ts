@@ -12,10 +12,18 @@ const Recording = t.Union([t.Literal('full'), t.Literal('headers_only'), t.Liter
 export const OrgSettingsBody = t.Object({
   workflow_recording: t.Optional(Recording),
   workflow_retention_days: t.Optional(t.Integer({ minimum: 1, maximum: 3650 })),
+  outbound_allow: t.Optional(
+    t.Array(t.String({ maxLength: 300 }), {
+      maxItems: 256,
+      description:
+        "Private destinations outbound calls (applications, later git and MCP servers) may reach: hosts (api.internal), host:port, IP addresses or CIDRs (10.0.0.0/8). Replaces the whole list. Added to the operator's AGENTBOX_OUTBOUND_ALLOW.",
+    }),
+  ),
 })
 export const OrgSettings = t.Object({
   workflow_recording: Recording,
   workflow_retention_days: Type.Integer(),
+  outbound_allow: t.Array(t.String()),
   updated_at: NullableDateTime,
   updated_by: t.Union([t.String(), t.Null()]),
 })

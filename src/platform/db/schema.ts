@@ -1,6 +1,7 @@
 // The Kysely `Database` interface: the foundation's tables here, each capability's in tables/<capability>.ts.
 import type { Generated } from 'kysely'
 import type { AgentsTables } from './tables/agents.ts'
+import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
 import type { TasksTables } from './tables/tasks.ts'
 import type { WorkflowsTables } from './tables/workflows.ts'
@@ -72,4 +73,4 @@ export interface FoundationTables {
   licenses: LicensesTable
 }
 
-export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables, WorkflowsTables {}
+export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables, WorkflowsTables, ApplicationsTables {}

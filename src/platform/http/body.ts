@@ -9,6 +9,8 @@ export interface BodyLimits {
   readonly json: number
   /** Cap for multipart uploads (10 MiB). */
   readonly upload: number
+  /** Paths whose uploads may be larger, with their cap (API descriptions: 32 MiB). */
+  readonly largeUploads?: Readonly<Record<string, number>>
 }
 
 /**
@@ -83,7 +85,8 @@ export function createBodyParser(limits: BodyLimits) {
       // Elysia's multipart parser buffers what it is given, so an upload must say its size first (browsers always do).
       const declared = request.headers.get('content-length')
       if (declared === null) throw new HttpError(411, 'Length Required')
-      if (Number(declared) > limits.upload) throw new HttpError(413, TOO_LARGE)
+      const limit = limits.largeUploads?.[new URL(request.url).pathname] ?? limits.upload
+      if (Number(declared) > limit) throw new HttpError(413, TOO_LARGE)
       return undefined
     }
     const bytes = await readBodyLimited(request, limits.json)

@@ -38,6 +38,8 @@ const STATUS_OF: Readonly<Record<DomainErrorKind, number>> = {
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  bad_gateway: 502,
+  gateway_timeout: 504,
 }
 
 /** A service's error as the contract's body: issues located in the request by where their field came from. */

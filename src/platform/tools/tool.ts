@@ -44,6 +44,7 @@ export type ToolErrorCode =
   | 'conflict'
   | 'too_large'
   | 'rate_limited'
+  | 'upstream_failed'
   | 'failed'
 
 /** A failure a caller can act on: never a stack trace, never a secret. `issues` locate problems in the arguments. */
@@ -71,6 +72,8 @@ const CODE_OF_KIND: Readonly<Record<DomainErrorKind, ToolErrorCode>> = {
   not_found: 'not_found',
   conflict: 'conflict',
   too_large: 'too_large',
+  bad_gateway: 'upstream_failed',
+  gateway_timeout: 'upstream_failed',
 }
 
 /** A service's error as the tool's: its issues are already located in the input, which is the tool's arguments. */

@@ -6,6 +6,7 @@ import * as m0003 from './0003_agents.ts'
 import * as m0004 from './0004_tasks.ts'
 import * as m0005 from './0005_workflows.ts'
 import * as m0006 from './0006_interaction_user_rollup.ts'
+import * as m0007 from './0007_applications.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -15,4 +16,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0004_tasks': m0004,
   '0005_workflows': m0005,
   '0006_interaction_user_rollup': m0006,
+  '0007_applications': m0007,
 })

@@ -1,0 +1,118 @@
+// From uploaded bytes to one OpenAPI 3.1 document: parse JSON or YAML, recognise the version, refuse external
+// references, collect the validator's complaints as warnings, and upgrade Swagger 2.0 and OpenAPI 3.0 to 3.1
+// (@scalar/openapi-parser), so everything after this file reads one shape.
+import { upgrade, validate } from '@scalar/openapi-parser'
+import { parse as parseYaml } from 'yaml'
+import { nestsDeeperThan } from '../../../platform/http/body.ts'
+import { isObject, pointerOf } from './pointer.ts'
+
+/** The document cannot be imported: `pointer` says where (RFC 6901, '' for the whole document). */
+export class SpecInvalidError extends Error {
+  constructor(
+    message: string,
+    readonly pointer: string,
+  ) {
+    super(message)
+    this.name = 'SpecInvalidError'
+  }
+}
+
+export interface ImportWarning {
+  pointer: string
+  message: string
+}
+
+export interface ReadDocument {
+  /** The document upgraded to OpenAPI 3.1; ours to change. */
+  readonly document: Record<string, unknown>
+  /** As uploaded: `2.0`, `3.0.3`, `3.1.0`. */
+  readonly openapiVersion: string
+  readonly warnings: ImportWarning[]
+}
+
+/** Real descriptions nest 20–40 levels; past this the text is an attack on the parser, not an API. */
+const MAX_NESTING = 256
+/** Enough to see what is wrong without turning a sloppy document's response into a second document. */
+export const MAX_WARNINGS = 100
+
+function parseText(text: string): unknown {
+  const trimmed = text.replace(/^\uFEFF/, '').trimStart()
+  if (trimmed === '') throw new SpecInvalidError('The file is empty', '')
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    if (nestsDeeperThan(trimmed, MAX_NESTING)) throw new SpecInvalidError(`The document nests deeper than ${MAX_NESTING} levels`, '')
+    try {
+      return JSON.parse(trimmed)
+    } catch (error) {
+      throw new SpecInvalidError(`The file is not valid JSON: ${(error as Error).message}`, '')
+    }
+  }
+  try {
+    // Duplicate keys are the last one's (as JSON.parse does); yaml's own check is quadratic in a map's size.
+    return parseYaml(trimmed, { maxAliasCount: 1000, uniqueKeys: false, prettyErrors: false })
+  } catch (error) {
+    const message = error instanceof RangeError ? 'the document nests too deeply' : firstLine((error as Error).message)
+    throw new SpecInvalidError(`The file is not valid YAML or JSON: ${message}`, '')
+  }
+}
+
+const firstLine = (message: string): string => message.split('\n')[0]!.slice(0, 300)
+
+function versionOf(document: Record<string, unknown>): string {
+  if ('swagger' in document) {
+    if (document.swagger === '2.0' || document.swagger === 2) return '2.0'
+    throw new SpecInvalidError(`Unsupported Swagger version ${JSON.stringify(document.swagger)}; Swagger 2.0, OpenAPI 3.0 and 3.1 are supported`, '/swagger')
+  }
+  if (!('openapi' in document)) throw new SpecInvalidError('Not an OpenAPI document: it has no "openapi" or "swagger" field', '')
+  const version = document.openapi
+  if (typeof version === 'string' && /^3\.[01]\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) return version
+  throw new SpecInvalidError(`Unsupported OpenAPI version ${JSON.stringify(version)}; Swagger 2.0, OpenAPI 3.0 and 3.1 are supported`, '/openapi')
+}
+
+/** Refuses the first reference to another file or a URL: nothing is ever fetched for an upload. */
+function refuseExternalRefs(document: unknown): void {
+  const stack: { node: unknown; path: (string | number)[] }[] = [{ node: document, path: [] }]
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!
+    if (Array.isArray(node)) {
+      for (let index = node.length - 1; index >= 0; index--) if (typeof node[index] === 'object') stack.push({ node: node[index], path: [...path, index] })
+      continue
+    }
+    if (!isObject(node)) continue
+    const ref = node.$ref
+    if (typeof ref === 'string' && !ref.startsWith('#'))
+      throw new SpecInvalidError(
+        `External reference ${JSON.stringify(ref.slice(0, 200))} is not allowed: only references inside the document are resolved`,
+        pointerOf([...path, '$ref']),
+      )
+    for (const key of Object.keys(node).reverse()) {
+      const child = node[key]
+      if (child !== null && typeof child === 'object') stack.push({ node: child, path: [...path, key] })
+    }
+  }
+}
+
+function requireShape(document: Record<string, unknown>): void {
+  if (!isObject(document.info)) throw new SpecInvalidError('The document has no "info" object', '/info')
+  const title = document.info.title
+  if (typeof title !== 'string' || title.trim() === '') throw new SpecInvalidError('The document has no "info.title"', '/info/title')
+  if ('paths' in document && document.paths !== null && !isObject(document.paths)) throw new SpecInvalidError('"paths" must be an object', '/paths')
+}
+
+/** Throws SpecInvalidError for what cannot be imported; everything else the validator finds becomes a warning. */
+export async function readApiDocument(text: string): Promise<ReadDocument> {
+  const parsed = parseText(text)
+  if (!isObject(parsed)) throw new SpecInvalidError('Not an OpenAPI document: the top level is not an object', '')
+  const openapiVersion = versionOf(parsed)
+  requireShape(parsed)
+  refuseExternalRefs(parsed)
+
+  const warnings: ImportWarning[] = []
+  const checked = await validate(parsed)
+  for (const error of checked.errors ?? []) {
+    if (warnings.length === MAX_WARNINGS) break
+    const path = (error as { path?: unknown }).path
+    warnings.push({ pointer: Array.isArray(path) ? pointerOf(path as (string | number)[]) : '', message: firstLine(error.message) })
+  }
+  const upgraded = openapiVersion.startsWith('3.1') ? parsed : (upgrade(parsed).specification as Record<string, unknown>)
+  return { document: upgraded, openapiVersion, warnings }
+}

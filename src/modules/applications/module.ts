@@ -1,0 +1,45 @@
+// The applications capability as the server wires it: imports, operations, credentials and the outbound call.
+import { VERSION } from '../../version.ts'
+import type { SecretBox } from '../../platform/secret-box.ts'
+import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
+import type { InteractionsService } from '../interactions/service.ts'
+import type { CapabilityModule, ModuleContext } from '../module-context.ts'
+import { ArgumentChecker } from './arguments.ts'
+import { ApplicationCredentials } from './credentials.ts'
+import { createImportRunner, type ImportRunner } from './document/run-import.ts'
+import { OperationExecutor } from './execute.ts'
+import { applicationRoutes } from './routes.ts'
+import { ApplicationsService } from './service.ts'
+
+export interface ApplicationsModule extends CapabilityModule<ApplicationsService> {
+  readonly credentials: ApplicationCredentials
+  readonly executor: OperationExecutor
+}
+
+export interface ApplicationsDependencies {
+  readonly secretBox: SecretBox
+  readonly outbound: OutboundClient
+  readonly interactions: InteractionsService
+  /** Default: a worker per import. */
+  readonly runImport?: ImportRunner
+}
+
+export function createApplicationsModule(ctx: ModuleContext, deps: ApplicationsDependencies): ApplicationsModule {
+  const db = ctx.database.db
+  const service = new ApplicationsService({
+    db,
+    clock: ctx.clock,
+    runImport: deps.runImport ?? createImportRunner(),
+    checkBaseUrl: (url) => deps.outbound.checkSavedUrl(url),
+  })
+  const credentials = new ApplicationCredentials(db, ctx.clock, deps.secretBox)
+  const executor = new OperationExecutor({
+    db,
+    credentials,
+    checker: new ArgumentChecker(),
+    fetch: deps.outbound.fetch,
+    interactions: deps.interactions,
+    userAgent: `Agentbox/${VERSION}`,
+  })
+  return { routes: applicationRoutes(ctx.guard, service, credentials, executor), service, credentials, executor }
+}

@@ -1,0 +1,190 @@
+// Application routes (docs/api.md "Applications"): import from an API description, browse operations and scopes,
+// connect credentials, and execute operations through the guarded outbound client.
+import { Elysia, t } from 'elysia'
+import type { AuthGuard } from '../../platform/auth/guard.ts'
+import type { ApplicationCredentials } from './credentials.ts'
+import type { OperationExecutor } from './execute.ts'
+import {
+  ApiNameParams,
+  Application,
+  ApplicationListQuery,
+  ApplicationPatch,
+  AvailableScope,
+  CredentialBody,
+  CredentialEntry,
+  CredentialParams,
+  ExecuteBody,
+  ExecuteResult,
+  ImportResult,
+  NoContent,
+  Operation,
+  OperationListQuery,
+  OperationParams,
+  SpecUploadBody,
+} from './schema.ts'
+import type { ApplicationsService } from './service.ts'
+
+export const SPEC_UPLOAD_PATH = '/api/spec_from_file/'
+/** API descriptions reach 13 MB (GitHub's); every other upload stops at 10 MiB. */
+export const SPEC_UPLOAD_LIMIT = 32 * 1024 * 1024
+
+const originOf = (request: Request) => new URL(request.url).origin
+const NOT_VISIBLE = { 404: { description: 'No such application, or it is not visible to the caller' } }
+
+export function applicationRoutes(guard: AuthGuard, service: ApplicationsService, credentials: ApplicationCredentials, executor: OperationExecutor) {
+  const tags = ['applications']
+  return new Elysia({ name: 'application-routes' })
+    .use(guard)
+    .post(
+      SPEC_UPLOAD_PATH,
+      async ({ principal, body, request, set }) => {
+        const { file, ...form } = body
+        const result = await service.importDocument(principal, { ...form, bytes: await file.arrayBuffer() }, originOf(request))
+        set.status = 201
+        return result
+      },
+      {
+        auth: 'member',
+        body: SpecUploadBody,
+        response: { 201: ImportResult },
+        detail: {
+          tags,
+          summary: 'Create an application from an API description (multipart)',
+          description:
+            'OpenAPI 3.0/3.1 or Swagger 2.0, JSON or YAML, at most 32 MiB. Internal $refs are resolved (cycles allowed); external ones are refused. ' +
+            'A document that cannot be imported is a 422 on ["body","file"] of type spec_invalid with ctx.pointer; problems that do not stop the import come back as warnings.',
+          responses: {
+            403: { description: 'A member asked for global_spec, or is not the owner of the application to replace' },
+            409: { description: 'The api_name is taken and replace was not sent' },
+          },
+        },
+      },
+    )
+    .get('/api/spec/:api_name/available_scopes', ({ principal, params }) => service.availableScopes(principal, params.api_name), {
+      auth: 'member',
+      params: ApiNameParams,
+      response: { 200: t.Array(AvailableScope) },
+      detail: { tags, summary: "The OAuth2 / OpenID Connect scopes an application's document declares or requires, sorted by scope", responses: NOT_VISIBLE },
+    })
+    .get('/api/applications', ({ principal, query, request }) => service.list(principal, query, originOf(request)), {
+      auth: 'member',
+      query: ApplicationListQuery,
+      response: { 200: t.Array(Application) },
+      detail: { tags, summary: 'Applications visible to the caller (global ones, their own; admins all), by name' },
+    })
+    .get('/api/applications/:api_name', ({ principal, params, request }) => service.get(principal, params.api_name, originOf(request)), {
+      auth: 'member',
+      params: ApiNameParams,
+      response: { 200: Application },
+      detail: { tags, summary: 'One application', responses: NOT_VISIBLE },
+    })
+    .patch('/api/applications/:api_name', ({ principal, params, body, request }) => service.update(principal, params.api_name, body, originOf(request)), {
+      auth: 'member',
+      params: ApiNameParams,
+      body: ApplicationPatch,
+      response: { 200: Application },
+      detail: {
+        tags,
+        summary: "Change an application's title, description, base_url or metadata (owner or admin)",
+        description: 'A base_url naming a loopback, private or link-local address is refused unless the outbound allow list opens it.',
+        responses: { 403: { description: 'The caller is not the owner or an admin' }, ...NOT_VISIBLE },
+      },
+    })
+    .delete(
+      '/api/applications/:api_name',
+      async ({ principal, params, set }) => {
+        await service.delete(principal, params.api_name)
+        set.status = 204
+      },
+      {
+        auth: 'member',
+        params: ApiNameParams,
+        response: { 204: NoContent },
+        detail: {
+          tags,
+          summary: 'Delete an application with its operations and credentials (owner or admin)',
+          responses: { 403: { description: 'The caller is not the owner or an admin' }, ...NOT_VISIBLE },
+        },
+      },
+    )
+    .get('/api/applications/:api_name/operations', ({ principal, params, query }) => service.operations(principal, params.api_name, query), {
+      auth: 'member',
+      params: ApiNameParams,
+      query: OperationListQuery,
+      response: { 200: t.Array(Operation) },
+      detail: { tags, summary: "An application's operations in document order, with their input schemas", responses: NOT_VISIBLE },
+    })
+    .get(
+      '/api/applications/:api_name/operations/:operation_id',
+      ({ principal, params }) => service.operation(principal, params.api_name, params.operation_id),
+      {
+        auth: 'member',
+        params: OperationParams,
+        response: { 200: Operation },
+        detail: { tags, summary: 'One operation', responses: { 404: { description: 'No such application or operation' } } },
+      },
+    )
+    .post(
+      '/api/applications/:api_name/operations/:operation_id/execute',
+      ({ principal, params, body }) => executor.execute(principal, params.api_name, params.operation_id, body),
+      {
+        auth: 'member',
+        params: OperationParams,
+        body: ExecuteBody,
+        response: { 200: ExecuteResult },
+        detail: {
+          tags,
+          summary: "Call an operation with the caller's credential (or the organisation's), or dry-run it",
+          description:
+            'The answer carries the upstream status, filtered headers and body. Arguments are checked first (422 under ["body","arguments"]). ' +
+            'Destinations on loopback, private, link-local and similar addresses are refused (502 "Destination not allowed") unless allowed.',
+          responses: {
+            400: { description: 'No credential for a scheme the operation needs, or the application has no server URL' },
+            404: { description: 'No such application or operation' },
+            413: { description: 'The request to the API would be larger than 1 MiB' },
+            502: { description: 'The API is unreachable, or the destination is not allowed' },
+            504: { description: 'The API did not answer within 30 s' },
+          },
+        },
+      },
+    )
+    .get('/api/applications/:api_name/credentials', ({ principal, params }) => credentials.list(principal, params.api_name), {
+      auth: 'member',
+      params: ApiNameParams,
+      response: { 200: t.Array(CredentialEntry) },
+      detail: { tags, summary: 'Whether each security scheme is connected for the caller (or the organisation); never a secret', responses: NOT_VISIBLE },
+    })
+    .put('/api/applications/:api_name/credentials', ({ principal, params, body }) => credentials.put(principal, params.api_name, body), {
+      auth: 'member',
+      params: ApiNameParams,
+      body: CredentialBody,
+      response: { 200: CredentialEntry },
+      detail: {
+        tags,
+        summary: "Connect the caller's credential for a security scheme (the organisation's for shared applications: admins)",
+        description:
+          'basic takes username and password, bearer a token, api_key an api_key; any other field is a 422. Secrets are encrypted at rest and never returned.',
+        responses: { 403: { description: "A member setting a shared application's credential" }, ...NOT_VISIBLE },
+      },
+    })
+    .delete(
+      '/api/applications/:api_name/credentials/:scheme',
+      async ({ principal, params, set }) => {
+        await credentials.clear(principal, params.api_name, params.scheme)
+        set.status = 204
+      },
+      {
+        auth: 'member',
+        params: CredentialParams,
+        response: { 204: NoContent },
+        detail: {
+          tags,
+          summary: "Clear the caller's credential for a scheme (the organisation's for shared applications: admins)",
+          responses: {
+            403: { description: "A member clearing a shared application's credential" },
+            404: { description: 'No such application or security scheme' },
+          },
+        },
+      },
+    )
+}

@@ -1,0 +1,289 @@
+// Applications: import from an API description (new, or `replace` as a new revision), list, read, change, delete, and
+// browse their operations and scopes. An import is read in a worker and stored in one transaction: it lands whole or
+// not at all.
+import type { Kysely, Transaction } from 'kysely'
+import type { Principal } from '../../platform/auth/principal.ts'
+import { writeAudit } from '../../platform/audit.ts'
+import { isoTime, type Clock } from '../../platform/clock.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import type { ApplicationsTable } from '../../platform/db/tables/applications.ts'
+import { conflict, forbidden, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
+import { newId } from '../../platform/ids.ts'
+import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
+import { canChange, canSee, changeableApplication, visibleApplication } from './access.ts'
+import type { AvailableScope, ImportedDocument } from './document/import.ts'
+import { SpecInvalidError } from './document/read.ts'
+import type { ImportRunner } from './document/run-import.ts'
+import { apiNameFromTitle, readApiName } from './names.ts'
+import { applicationView, OPERATION_VIEW_COLUMNS, operationView, type ApplicationView, type OperationView } from './views.ts'
+import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
+
+export const APPLICATION_PAGING = uncappedList
+export const OPERATION_PAGING = uncappedList
+/** SQLite binds at most 32,766 values per statement; 13 columns × 500 rows stays far below. */
+const INSERT_CHUNK = 500
+
+export interface ImportRequest {
+  bytes: ArrayBuffer
+  api_name?: string
+  replace?: boolean
+  global_spec?: boolean
+  shared_security_info?: boolean
+  create_mcp?: boolean
+}
+
+export interface ImportResult {
+  api_name: string
+  application_id: string
+  title: string
+  version: string
+  openapi_version: string
+  operations_count: number
+  scopes: string[]
+  security_schemes: ImportedDocument['security_schemes']
+  global_spec: boolean
+  shared_security_info: boolean
+  create_mcp: boolean
+  mcp_url: string | null
+  warnings: ImportedDocument['warnings']
+  revision: number
+}
+
+export interface ApplicationChanges {
+  title?: string
+  description?: string
+  base_url?: string | null
+  metadata?: Record<string, unknown>
+}
+
+export interface ApplicationsServiceDependencies {
+  db: Kysely<Database>
+  clock: Clock
+  runImport: ImportRunner
+  /** Null when a base_url may be saved, else why not. */
+  checkBaseUrl: OutboundClient['checkSavedUrl']
+}
+
+function priorityOf(metadata: Record<string, unknown>): number | null {
+  const priority = metadata.priority
+  return typeof priority === 'number' ? priority : null
+}
+
+export class ApplicationsService {
+  readonly #db: Kysely<Database>
+  readonly #clock: Clock
+  readonly #runImport: ImportRunner
+  readonly #checkBaseUrl: OutboundClient['checkSavedUrl']
+
+  constructor(dependencies: ApplicationsServiceDependencies) {
+    this.#db = dependencies.db
+    this.#clock = dependencies.clock
+    this.#runImport = dependencies.runImport
+    this.#checkBaseUrl = dependencies.checkBaseUrl
+  }
+
+  async importDocument(principal: Principal, request: ImportRequest, origin: string): Promise<ImportResult> {
+    if (request.global_spec === true && principal.role !== 'admin')
+      throw forbidden('Only an admin may make an application visible to every member (global_spec)')
+    let requestedName: string | undefined
+    if (request.api_name !== undefined && request.api_name !== '') {
+      const read = readApiName(request.api_name, ['api_name'])
+      if ('issue' in read) throw invalidInput(read.issue)
+      requestedName = read.name
+    }
+    let imported: ImportedDocument
+    try {
+      imported = await this.#runImport(request.bytes)
+    } catch (error) {
+      if (!(error instanceof SpecInvalidError)) throw error
+      throw invalidInput({ loc: ['file'], msg: error.message, type: 'spec_invalid', input: null, ctx: { pointer: error.pointer } })
+    }
+    const apiName = requestedName ?? apiNameFromTitle(imported.title)
+    const now = isoTime(this.#clock.now())
+
+    const app = await this.#db.transaction().execute(async (trx) => {
+      const existing = await trx.selectFrom('applications').selectAll().where('api_name', '=', apiName).executeTakeFirst()
+      if (existing && request.replace !== true) throw conflict(`An application named "${apiName}" already exists; send replace=true to import a new revision`)
+      if (existing && !canSee(principal, existing)) throw conflict(`An application named "${apiName}" already exists`)
+      if (existing && !canChange(principal, existing)) throw forbidden('Only the owner of the application or an admin may replace it')
+      const row: ApplicationsTable = {
+        id: existing?.id ?? newId(),
+        api_name: apiName,
+        title: imported.title,
+        description: imported.description,
+        version: imported.version,
+        openapi_version: imported.openapi_version,
+        server_url: imported.server_url,
+        base_url: existing?.base_url ?? null,
+        metadata: existing?.metadata ?? '{}',
+        priority: existing?.priority ?? null,
+        // On a replace, a flag the form leaves out keeps its value.
+        global_spec: flag(request.global_spec, existing?.global_spec),
+        shared_security_info: flag(request.shared_security_info, existing?.shared_security_info),
+        create_mcp: flag(request.create_mcp, existing?.create_mcp),
+        security_schemes: JSON.stringify(imported.security_schemes),
+        scopes: JSON.stringify(imported.scopes),
+        warnings: JSON.stringify(imported.warnings),
+        operations_count: imported.operations.length,
+        revision: (existing?.revision ?? 0) + 1,
+        owner_id: existing?.owner_id ?? principal.userId,
+        created_at: existing?.created_at ?? now,
+        updated_at: now,
+      }
+      if (existing) {
+        await trx.updateTable('applications').set(row).where('id', '=', existing.id).execute()
+        await trx.deleteFrom('application_operations').where('application_id', '=', existing.id).execute()
+        const schemes = imported.security_schemes.map((scheme) => scheme.name)
+        let stale = trx.deleteFrom('application_credentials').where('application_id', '=', existing.id)
+        if (schemes.length > 0) stale = stale.where('scheme', 'not in', schemes)
+        await stale.execute()
+        // Credentials of the other scope stop applying when shared_security_info flips; they are dropped, not kept hidden.
+        if (existing.shared_security_info !== row.shared_security_info)
+          await trx
+            .deleteFrom('application_credentials')
+            .where('application_id', '=', existing.id)
+            .where('owner', row.shared_security_info === 1 ? '!=' : '=', 'org')
+            .execute()
+      } else {
+        await trx.insertInto('applications').values(row).execute()
+      }
+      await insertOperations(trx, row.id, imported)
+      await writeAudit(trx, this.#clock, {
+        actor_id: principal.userId,
+        action: existing ? 'application.replace' : 'application.import',
+        target_type: 'application',
+        target_id: apiName,
+        details: {
+          revision: row.revision,
+          operations: row.operations_count,
+          global_spec: row.global_spec === 1,
+          shared_security_info: row.shared_security_info === 1,
+        },
+      })
+      return row
+    })
+    const view = applicationView(app, origin)
+    return {
+      api_name: view.api_name,
+      application_id: view.application_id,
+      title: view.title,
+      version: view.version,
+      openapi_version: view.openapi_version,
+      operations_count: view.operations_count,
+      scopes: view.scopes,
+      security_schemes: view.security_schemes,
+      global_spec: view.global_spec,
+      shared_security_info: view.shared_security_info,
+      create_mcp: view.create_mcp,
+      mcp_url: view.mcp_url,
+      warnings: view.warnings,
+      revision: view.revision,
+    }
+  }
+
+  async list(principal: Principal, filters: { min_priority?: number; q?: string } & Page, origin: string): Promise<ApplicationView[]> {
+    let query = this.#db.selectFrom('applications').selectAll().orderBy('api_name')
+    if (principal.role !== 'admin') query = query.where((eb) => eb.or([eb('global_spec', '=', 1), eb('owner_id', '=', principal.userId)]))
+    if (filters.min_priority !== undefined) query = query.where('priority', '>=', filters.min_priority)
+    const rows = await query.execute()
+    const needle = filters.q?.trim().toLowerCase()
+    const matching = needle ? rows.filter((row) => `${row.api_name}\n${row.title}\n${row.description}`.toLowerCase().includes(needle)) : rows
+    const { limit, offset } = resolvePage(filters, APPLICATION_PAGING)
+    return matching.slice(offset, limit < 0 ? undefined : offset + limit).map((row) => applicationView(row, origin))
+  }
+
+  async get(principal: Principal, apiName: string, origin: string): Promise<ApplicationView> {
+    return applicationView(await visibleApplication(this.#db, principal, apiName), origin)
+  }
+
+  async update(principal: Principal, apiName: string, changes: ApplicationChanges, origin: string): Promise<ApplicationView> {
+    const issues: InputIssue[] = []
+    if (changes.base_url !== undefined && changes.base_url !== null) {
+      const problem = await this.#checkBaseUrl(changes.base_url)
+      if (problem) issues.push({ loc: ['base_url'], msg: problem, type: 'value_error', input: changes.base_url })
+    }
+    const priority = changes.metadata === undefined ? undefined : changes.metadata.priority
+    if (priority !== undefined && !(typeof priority === 'number' && Number.isInteger(priority) && priority >= 1 && priority <= 10))
+      issues.push({ loc: ['metadata', 'priority'], msg: 'Priority should be an integer from 1 to 10', type: 'value_error', input: priority })
+    if (issues.length > 0) throw invalidInput(...issues)
+    return this.#db.transaction().execute(async (trx) => {
+      const app = await changeableApplication(trx, principal, apiName)
+      const now = isoTime(this.#clock.now())
+      const set: Partial<ApplicationsTable> = { updated_at: now }
+      if (changes.title !== undefined) set.title = changes.title
+      if (changes.description !== undefined) set.description = changes.description
+      if (changes.base_url !== undefined) set.base_url = changes.base_url === null ? null : new URL(changes.base_url).href
+      if (changes.metadata !== undefined) {
+        set.metadata = JSON.stringify(changes.metadata)
+        set.priority = priorityOf(changes.metadata)
+      }
+      await trx.updateTable('applications').set(set).where('id', '=', app.id).execute()
+      const changed = Object.keys(set).filter((key) => key !== 'updated_at' && key !== 'priority')
+      await writeAudit(trx, this.#clock, {
+        actor_id: principal.userId,
+        action: 'application.update',
+        target_type: 'application',
+        target_id: apiName,
+        details: { fields: changed },
+      })
+      return applicationView({ ...app, ...set }, origin)
+    })
+  }
+
+  async delete(principal: Principal, apiName: string): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      const app = await changeableApplication(trx, principal, apiName)
+      await trx.deleteFrom('application_credentials').where('application_id', '=', app.id).execute()
+      await trx.deleteFrom('application_operations').where('application_id', '=', app.id).execute()
+      await trx.deleteFrom('applications').where('id', '=', app.id).execute()
+      await writeAudit(trx, this.#clock, {
+        actor_id: principal.userId,
+        action: 'application.delete',
+        target_type: 'application',
+        target_id: apiName,
+        details: { revision: app.revision },
+      })
+    })
+  }
+
+  async operations(principal: Principal, apiName: string, filters: { tag?: string } & Page): Promise<OperationView[]> {
+    const app = await visibleApplication(this.#db, principal, apiName)
+    const rows = await this.#db
+      .selectFrom('application_operations')
+      .select(OPERATION_VIEW_COLUMNS)
+      .where('application_id', '=', app.id)
+      .orderBy('seq')
+      .execute()
+    const tagged = filters.tag === undefined ? rows : rows.filter((row) => (JSON.parse(row.tags) as string[]).includes(filters.tag!))
+    const { limit, offset } = resolvePage(filters, OPERATION_PAGING)
+    return tagged.slice(offset, limit < 0 ? undefined : offset + limit).map(operationView)
+  }
+
+  async operation(principal: Principal, apiName: string, operationId: string): Promise<OperationView> {
+    const app = await visibleApplication(this.#db, principal, apiName)
+    const row = await this.#db
+      .selectFrom('application_operations')
+      .select(OPERATION_VIEW_COLUMNS)
+      .where('application_id', '=', app.id)
+      .where('operation_id', '=', operationId)
+      .executeTakeFirst()
+    if (!row) throw notFound('Operation not found')
+    return operationView(row)
+  }
+
+  async availableScopes(principal: Principal, apiName: string): Promise<AvailableScope[]> {
+    const app = await visibleApplication(this.#db, principal, apiName)
+    return JSON.parse(app.scopes)
+  }
+}
+
+const flag = (given: boolean | undefined, current: number | undefined): number => (given === undefined ? (current ?? 0) : given ? 1 : 0)
+
+async function insertOperations(trx: Transaction<Database>, applicationId: string, imported: ImportedDocument): Promise<void> {
+  const rows = imported.operations.map((operation, seq) => ({ application_id: applicationId, seq, ...operation }))
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK)
+    await trx
+      .insertInto('application_operations')
+      .values(rows.slice(start, start + INSERT_CHUNK))
+      .execute()
+}

@@ -1,0 +1,61 @@
+// 0007: applications, their operations and connected credentials (issue 16).
+import type { Kysely } from 'kysely'
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('applications')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('api_name', 'text', (c) => c.notNull().unique())
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('description', 'text', (c) => c.notNull())
+    .addColumn('version', 'text', (c) => c.notNull())
+    .addColumn('openapi_version', 'text', (c) => c.notNull())
+    .addColumn('server_url', 'text')
+    .addColumn('base_url', 'text')
+    .addColumn('metadata', 'text', (c) => c.notNull())
+    .addColumn('priority', 'integer')
+    .addColumn('global_spec', 'integer', (c) => c.notNull())
+    .addColumn('shared_security_info', 'integer', (c) => c.notNull())
+    .addColumn('create_mcp', 'integer', (c) => c.notNull())
+    .addColumn('security_schemes', 'text', (c) => c.notNull())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('warnings', 'text', (c) => c.notNull())
+    .addColumn('operations_count', 'integer', (c) => c.notNull())
+    .addColumn('revision', 'integer', (c) => c.notNull())
+    .addColumn('owner_id', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute()
+
+  await db.schema
+    .createTable('application_operations')
+    .addColumn('application_id', 'text', (c) => c.notNull())
+    .addColumn('operation_id', 'text', (c) => c.notNull())
+    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('method', 'text', (c) => c.notNull())
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('summary', 'text', (c) => c.notNull())
+    .addColumn('description', 'text', (c) => c.notNull())
+    .addColumn('tags', 'text', (c) => c.notNull())
+    .addColumn('deprecated', 'integer', (c) => c.notNull())
+    .addColumn('input_schema', 'text', (c) => c.notNull())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('security', 'text', (c) => c.notNull())
+    .addColumn('targets', 'text', (c) => c.notNull())
+    .addColumn('sample', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('application_operations_pk', ['application_id', 'operation_id'])
+    .execute()
+  // Listing in document order.
+  await db.schema.createIndex('application_operations_seq').on('application_operations').columns(['application_id', 'seq']).execute()
+
+  await db.schema
+    .createTable('application_credentials')
+    .addColumn('application_id', 'text', (c) => c.notNull())
+    .addColumn('scheme', 'text', (c) => c.notNull())
+    .addColumn('owner', 'text', (c) => c.notNull())
+    .addColumn('sealed', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .addColumn('updated_by', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('application_credentials_pk', ['application_id', 'owner', 'scheme'])
+    .execute()
+}

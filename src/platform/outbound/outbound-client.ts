@@ -1,0 +1,56 @@
+// The server's one outbound client: safeFetch with the allow list in force (the operator's AGENTBOX_OUTBOUND_ALLOW
+// plus the admin's org setting `outbound_allow`, read per call so a change applies at once), and the check a saved
+// URL gets before anything is called (a base URL that names a refused address is refused when saved).
+import { forbiddenReason, parseIpAddress } from './address-policy.ts'
+import { AllowList, parseAllowEntry, type AllowEntry } from './allow-list.ts'
+import { createSafeFetch, type FetchFunction, type Resolver, type SafeFetch } from './safe-fetch.ts'
+
+export interface OutboundClient {
+  readonly fetch: SafeFetch
+  /** Null when `url` may be saved as a destination, else why not (a sentence). Names are judged when called. */
+  checkSavedUrl(url: string): Promise<string | null>
+}
+
+export interface OutboundClientOptions {
+  readonly operatorAllow: readonly AllowEntry[]
+  /** The admin's entries as stored (already checked when saved). */
+  readonly adminAllow: () => Promise<readonly string[]>
+  readonly resolve?: Resolver
+  readonly fetch?: FetchFunction
+}
+
+const LOCALHOST = /(^|\.)localhost\.?$/i
+
+export function createOutboundClient(options: OutboundClientOptions): OutboundClient {
+  const allowList = async (): Promise<AllowList> => {
+    const admin: AllowEntry[] = []
+    for (const raw of await options.adminAllow()) {
+      try {
+        admin.push(parseAllowEntry(raw))
+      } catch {
+        // Checked when saved; an entry a newer rule refuses is ignored rather than failing every call.
+      }
+    }
+    return AllowList.of(options.operatorAllow, admin)
+  }
+  return {
+    fetch: createSafeFetch({ allow: allowList, resolve: options.resolve, fetch: options.fetch }),
+    async checkSavedUrl(raw) {
+      let url: URL
+      try {
+        url = new URL(raw)
+      } catch {
+        return 'Input should be an absolute http or https URL'
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Input should be an absolute http or https URL'
+      if (url.username !== '' || url.password !== '') return 'The URL cannot carry a user name or password: connect a credential instead'
+      const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
+      const allow = await allowList()
+      const literal = parseIpAddress(url.hostname)
+      const reason = literal ? forbiddenReason(literal) : LOCALHOST.test(url.hostname) ? 'loopback' : null
+      if (reason === null) return null
+      if (literal ? allow.permitsAddress(literal, port) : allow.permitsHost(url.hostname, port)) return null
+      return `Destination not allowed (${reason.replaceAll('_', ' ')} address): an admin can allow it in the outbound_allow setting`
+    },
+  }
+}
