@@ -12,7 +12,7 @@ import type { SecretStore } from '../platform/secrets.ts'
 import { SecretBox } from '../platform/secret-box.ts'
 import { readOrgSettings } from '../platform/org-settings.ts'
 import { createOutboundClient } from '../platform/outbound/outbound-client.ts'
-import type { FetchFunction, Resolver } from '../platform/outbound/safe-fetch.ts'
+import type { FetchFunction, Resolver, StartTimer } from '../platform/outbound/safe-fetch.ts'
 import { createAgentsModule, type AgentsModule } from './agents/module.ts'
 import { createApplicationsModule, type ApplicationsModule } from './applications/module.ts'
 import { createAuthenticator } from './auth/authenticator.ts'
@@ -64,7 +64,7 @@ export interface Platform {
   /** argon2id's cost; every server uses PASSWORD_COST, test harnesses a cheaper one. */
   readonly passwordCost?: PasswordCost
   /** The outbound client's resolver and fetch; tests pass ones that prove a refused call never connects. */
-  readonly outbound?: { readonly resolve?: Resolver; readonly fetch?: FetchFunction }
+  readonly outbound?: { readonly resolve?: Resolver; readonly fetch?: FetchFunction; readonly startTimer?: StartTimer }
 }
 
 export function createModules(platform: Platform): Modules {
@@ -96,6 +96,7 @@ export function createModules(platform: Platform): Modules {
     adminAllow: async () => (await readOrgSettings(database.db)).outbound_allow,
     resolve: platform.outbound?.resolve,
     fetch: platform.outbound?.fetch,
+    startTimer: platform.outbound?.startTimer,
   })
   return {
     license,

@@ -128,13 +128,13 @@ export async function buildRequest(parts: RequestParts): Promise<BuiltRequest> {
       const raw = target.json ? JSON.stringify(value) : joined(value, ',')
       // `.` and `..` are the two values percent-encoding cannot keep inside a segment: URLs resolve them as steps.
       if (raw === '.' || raw === '..' || raw === '')
-        issues.push({ loc: [target.arg], msg: 'A path parameter cannot be empty, "." or ".."', type: 'value_error', input: value })
+        issues.push({ loc: ['arguments', target.arg], msg: 'A path parameter cannot be empty, "." or ".."', type: 'value_error', input: value })
       pathValues.set(target.name, encodeURIComponent(raw))
     } else if (target.in === 'query') appendQuery(query, target, value)
     else {
       const raw = target.json ? JSON.stringify(value) : joined(value, ',')
       if (UNSAFE_HEADER_VALUE.test(raw)) {
-        issues.push({ loc: [target.arg], msg: 'A header or cookie value cannot contain line breaks or NUL', type: 'value_error', input: value })
+        issues.push({ loc: ['arguments', target.arg], msg: 'A header or cookie value cannot contain line breaks or NUL', type: 'value_error', input: value })
         continue
       }
       if (target.in === 'header') headers.set(target.name, raw)

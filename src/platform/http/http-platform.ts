@@ -70,7 +70,9 @@ export function httpPlatform({ logger, limits, allowedMethods }: HttpPlatformOpt
         const errors = cause.all as Parameters<typeof toValidationIssues>[1]
         const validator = cause.validator as { schema?: Record<string, unknown> } | undefined
         if (cause.type === 'property') return errorResponse(422, queryPropertyIssues(request, errors, cause.value))
-        const value = cause.type === 'body' ? context?.parsedBody : cause.value
+        // A JSON body as sent (before Elysia's coercions); a multipart body as Elysia parsed it (we do not parse those).
+        const multipart = (request.headers.get('content-type') ?? '').startsWith('multipart/form-data')
+        const value = cause.type === 'body' && !multipart ? context?.parsedBody : cause.value
         return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>)))
       }
       switch (code) {

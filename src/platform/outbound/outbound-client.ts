@@ -3,7 +3,7 @@
 // URL gets before anything is called (a base URL that names a refused address is refused when saved).
 import { forbiddenReason, parseIpAddress } from './address-policy.ts'
 import { AllowList, parseAllowEntry, type AllowEntry } from './allow-list.ts'
-import { createSafeFetch, type FetchFunction, type Resolver, type SafeFetch } from './safe-fetch.ts'
+import { createSafeFetch, type FetchFunction, type Resolver, type SafeFetch, type StartTimer } from './safe-fetch.ts'
 
 export interface OutboundClient {
   readonly fetch: SafeFetch
@@ -17,6 +17,7 @@ export interface OutboundClientOptions {
   readonly adminAllow: () => Promise<readonly string[]>
   readonly resolve?: Resolver
   readonly fetch?: FetchFunction
+  readonly startTimer?: StartTimer
 }
 
 const LOCALHOST = /(^|\.)localhost\.?$/i
@@ -34,7 +35,7 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     return AllowList.of(options.operatorAllow, admin)
   }
   return {
-    fetch: createSafeFetch({ allow: allowList, resolve: options.resolve, fetch: options.fetch }),
+    fetch: createSafeFetch({ allow: allowList, resolve: options.resolve, fetch: options.fetch, startTimer: options.startTimer }),
     async checkSavedUrl(raw) {
       let url: URL
       try {

@@ -1,5 +1,6 @@
-// Runs an import in its own worker thread, one at a time: the request thread only waits, and two large uploads never
-// hold two documents' worth of memory at once.
+// Runs imports in a worker thread, one at a time: the request thread only waits, and two large uploads never hold two
+// documents' worth of memory at once. The worker is kept while imports keep coming (starting one and loading the
+// parser costs ~300 ms) and ended after a minute without work, so an idle server does not carry it.
 import { workerUrl } from '../../../platform/worker-url.ts'
 import type { ImportedDocument } from './import.ts'
 import { SpecInvalidError } from './read.ts'
@@ -9,25 +10,47 @@ export type ImportRunner = (bytes: ArrayBuffer) => Promise<ImportedDocument>
 type WorkerAnswer = { ok: true; result: ImportedDocument } | { ok: false; invalid: { message: string; pointer: string } } | { ok: false; failure: string }
 
 const WORKER_URL = workerUrl(import.meta.url, './import-worker.ts', 'src/modules/applications/document/import-worker.ts')
+const IDLE_MS = 60_000
 
-function runInWorker(bytes: ArrayBuffer): Promise<ImportedDocument> {
-  const worker = new Worker(WORKER_URL)
-  return new Promise<ImportedDocument>((resolve, reject) => {
-    worker.onmessage = (event: MessageEvent<WorkerAnswer>) => {
-      const answer = event.data
-      if (answer.ok) resolve(answer.result)
-      else if ('invalid' in answer) reject(new SpecInvalidError(answer.invalid.message, answer.invalid.pointer))
-      else reject(new Error(`API description import failed: ${answer.failure}`))
-    }
-    worker.onerror = (event) => reject(new Error(`API description import worker failed: ${event.message}`))
-    worker.postMessage({ bytes }, [bytes])
-  }).finally(() => worker.terminate())
-}
-
-export function createImportRunner(): ImportRunner {
+export function createImportRunner(idleMs = IDLE_MS): ImportRunner {
   let queue: Promise<unknown> = Promise.resolve()
+  let worker: Worker | null = null
+  let idleTimer: ReturnType<typeof setTimeout> | undefined
+
+  const retire = () => {
+    worker?.terminate()
+    worker = null
+  }
+
+  function runOnce(bytes: ArrayBuffer): Promise<ImportedDocument> {
+    clearTimeout(idleTimer)
+    if (!worker) {
+      worker = new Worker(WORKER_URL)
+      // The listening server keeps the process alive; a waiting worker alone must not (tests, CLI commands).
+      ;(worker as Worker & { unref(): void }).unref()
+    }
+    const current = worker
+    return new Promise<ImportedDocument>((resolve, reject) => {
+      current.onmessage = (event: MessageEvent<WorkerAnswer>) => {
+        const answer = event.data
+        if (answer.ok) resolve(answer.result)
+        else if ('invalid' in answer) reject(new SpecInvalidError(answer.invalid.message, answer.invalid.pointer))
+        else reject(new Error(`API description import failed: ${answer.failure}`))
+      }
+      current.onerror = (event) => {
+        // A worker that failed outside the handler (out of memory) is not trusted with the next import.
+        retire()
+        reject(new Error(`API description import worker failed: ${event.message}`))
+      }
+      current.postMessage({ bytes }, [bytes])
+    }).finally(() => {
+      idleTimer = setTimeout(retire, idleMs)
+      idleTimer.unref?.()
+    })
+  }
+
   return (bytes) => {
-    const run = queue.then(() => runInWorker(bytes))
+    const run = queue.then(() => runOnce(bytes))
     queue = run.catch(() => {})
     return run
   }
