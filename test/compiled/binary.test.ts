@@ -216,6 +216,46 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(run.body).toMatchObject({ status: 'succeeded', result: 'no' })
   })
 
+  test('applications: a YAML Swagger 2.0 upload is read in the import worker (scalar parser and yaml bundled), arguments are checked (cfworker), and a call reaches a loopback upstream opened by outbound_allow with the sealed key', async () => {
+    const upstream = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (request) => Response.json({ path: new URL(request.url).pathname, key: request.headers.get('x-key') }),
+    })
+    try {
+      const yaml = [
+        "swagger: '2.0'",
+        'info: { title: Compiled Check, version: "1" }',
+        `host: 127.0.0.1:${upstream.port}`,
+        'schemes: [http]',
+        'securityDefinitions: { k: { type: apiKey, in: header, name: X-Key } }',
+        'security: [ { k: [] } ]',
+        'paths:',
+        '  /things/{id}:',
+        '    get:',
+        '      operationId: getThing',
+        '      parameters: [ { name: id, in: path, required: true, type: integer } ]',
+        '      responses: { 200: { description: ok, examples: { application/json: { id: 1 } } } }',
+      ].join('\n')
+      const form = new FormData()
+      form.append('file', new File([yaml], 'api.yaml'))
+      const uploaded = await http(server, 'POST', '/api/spec_from_file/', { token: adminToken, raw: form })
+      expect(uploaded.status).toBe(201)
+      expect(uploaded.body).toMatchObject({ api_name: 'compiled-check', openapi_version: '2.0', operations_count: 1 })
+      const execute = (body: unknown) => http(server, 'POST', '/api/applications/compiled-check/operations/getThing/execute', { token: adminToken, body })
+      expect((await execute({ arguments: { id: 'x' } })).body.detail[0]).toMatchObject({ loc: ['body', 'arguments', 'id'], type: 'int_type' })
+      expect((await execute({ arguments: { id: 3 }, dry_run: true })).body).toMatchObject({ status: 200, body: { id: 1 } })
+      expect((await http(server, 'PUT', '/api/applications/compiled-check/credentials', { token: adminToken, body: { scheme: 'k', api_key: 'sealed-in-binary' } })).status).toBe(200)
+      expect((await execute({ arguments: { id: 3 } })).status).toBe(502)
+      expect((await http(server, 'PUT', '/api/org/settings', { token: adminToken, body: { outbound_allow: ['127.0.0.1'] } })).status).toBe(200)
+      const called = await execute({ arguments: { id: 3 } })
+      expect(called.body).toMatchObject({ status: 200, body: { path: '/things/3', key: 'sealed-in-binary' } })
+      expect(statSync(join(DATA, 'secrets', 'credentials.key')).mode & 0o777).toBe(0o600)
+    } finally {
+      upstream.stop(true)
+    }
+  })
+
   test('GET /api/health has the contract shape', async () => {
     const res = await http(server, 'GET', '/api/health')
     expect(res.status).toBe(200)
