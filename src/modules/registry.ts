@@ -10,7 +10,7 @@ import type { Logger } from '../platform/log.ts'
 import type { CapabilityModule, ModuleContext } from './module-context.ts'
 import type { SecretStore } from '../platform/secrets.ts'
 import { SecretBox } from '../platform/secret-box.ts'
-import { readOrgSettings } from '../platform/org-settings.ts'
+import { cachedOrgSettings } from '../platform/org-settings.ts'
 import { createOutboundClient } from '../platform/outbound/outbound-client.ts'
 import type { FetchFunction, Resolver, StartTimer } from '../platform/outbound/safe-fetch.ts'
 import { createAgentsModule, type AgentsModule } from './agents/module.ts'
@@ -91,9 +91,10 @@ export function createModules(platform: Platform): Modules {
   const interactions = createInteractionsModule(ctx)
   // One sealed-secret keyring and one guarded client for everything that stores secrets or calls out.
   const secretBox = new SecretBox(secrets, { clock })
+  const orgSettings = cachedOrgSettings(database.db)
   const outbound = createOutboundClient({
     operatorAllow: config.outboundAllow,
-    adminAllow: async () => (await readOrgSettings(database.db)).outbound_allow,
+    adminAllow: async () => (await orgSettings()).outbound_allow,
     resolve: platform.outbound?.resolve,
     fetch: platform.outbound?.fetch,
     startTimer: platform.outbound?.startTimer,

@@ -22,6 +22,29 @@ type SettingKey = (typeof KEYS)[number]
 /** Arrays are stored as JSON text, scalars as their string. */
 const stored = (value: unknown): string => (Array.isArray(value) ? JSON.stringify(value) : String(value))
 
+// Bumped after every committed change, per database: readers that keep settings (the outbound allow list, read on
+// every outbound call) reload when it moves instead of querying each time.
+const revisions = new WeakMap<Kysely<Database>, number>()
+
+/** Moves whenever a change made through `updateOrgSettings(db, …)` commits. */
+export const orgSettingsRevision = (db: Kysely<Database>): number => revisions.get(db) ?? 0
+
+/** readOrgSettings, kept until the next change commits. */
+export function cachedOrgSettings(db: Kysely<Database>): () => Promise<OrgSettings> {
+  let kept: { revision: number; settings: Promise<OrgSettings> } | null = null
+  return () => {
+    const revision = orgSettingsRevision(db)
+    if (kept?.revision !== revision) {
+      const settings = readOrgSettings(db)
+      kept = { revision, settings }
+      settings.catch(() => {
+        kept = null
+      })
+    }
+    return kept.settings
+  }
+}
+
 export async function readOrgSettings(db: Kysely<Database>): Promise<OrgSettings> {
   const rows = await db
     .selectFrom('org_settings')
@@ -48,7 +71,7 @@ export async function updateOrgSettings(
   actorId: string,
   changes: Partial<Pick<OrgSettings, SettingKey>>,
 ): Promise<OrgSettings> {
-  return db.transaction().execute(async (trx) => {
+  const updated = await db.transaction().execute(async (trx) => {
     const before = await readOrgSettings(trx)
     const now = isoTime(clock.now())
     const changed: Record<string, { from: unknown; to: unknown }> = {}
@@ -72,4 +95,6 @@ export async function updateOrgSettings(
       })
     return readOrgSettings(trx)
   })
+  revisions.set(db, orgSettingsRevision(db) + 1)
+  return updated
 }

@@ -31,7 +31,7 @@ export function petstore(serverUrl = 'https://petstore.example.com/v1') {
           tags: ['pets'],
           summary: 'List pets',
           parameters: [
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 100 } },
             { name: 'tags', in: 'query', schema: { type: 'array', items: { type: 'string' } } },
           ],
           responses: {
@@ -81,6 +81,7 @@ export function petstore(serverUrl = 'https://petstore.example.com/v1') {
             kind: { oneOf: [{ $ref: '#/components/schemas/Dog' }, { $ref: '#/components/schemas/Cat' }], discriminator: { propertyName: 'type' } },
             parent: { $ref: '#/components/schemas/Pet' },
             nickname: { type: 'string', nullable: true },
+            size: { type: 'string', enum: ['s', 'm'], nullable: true },
           },
         },
         NewPet: { allOf: [{ $ref: '#/components/schemas/Pet' }, { type: 'object', properties: { owner_email: { type: 'string', format: 'email' } } }] },

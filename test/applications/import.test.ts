@@ -69,6 +69,9 @@ describe('formats and versions', () => {
     expect(pet.properties.id).toBeUndefined()
     expect(pet.required).toEqual(['name'])
     expect(pet.properties.nickname.type).toEqual(['string', 'null'])
+    expect(pet.properties.size).toEqual({ type: ['string', 'null'], enum: ['s', 'm', null] })
+    // OpenAPI 3.0's boolean exclusiveMinimum is 2020-12's number.
+    expect((await get('listPets')).body.input_schema.properties.limit).toEqual({ type: 'integer', exclusiveMinimum: 0, maximum: 100 })
     expect(pet.properties.kind.oneOf).toHaveLength(2)
     expect(JSON.stringify(create.input_schema)).not.toContain('discriminator')
     expect(create.input_schema.properties.body.allOf[0]).toEqual({ $ref: '#/$defs/Pet' })

@@ -245,7 +245,10 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
       const execute = (body: unknown) => http(server, 'POST', '/api/applications/compiled-check/operations/getThing/execute', { token: adminToken, body })
       expect((await execute({ arguments: { id: 'x' } })).body.detail[0]).toMatchObject({ loc: ['body', 'arguments', 'id'], type: 'int_type' })
       expect((await execute({ arguments: { id: 3 }, dry_run: true })).body).toMatchObject({ status: 200, body: { id: 1 } })
-      expect((await http(server, 'PUT', '/api/applications/compiled-check/credentials', { token: adminToken, body: { scheme: 'k', api_key: 'sealed-in-binary' } })).status).toBe(200)
+      expect(
+        (await http(server, 'PUT', '/api/applications/compiled-check/credentials', { token: adminToken, body: { scheme: 'k', api_key: 'sealed-in-binary' } }))
+          .status,
+      ).toBe(200)
       expect((await execute({ arguments: { id: 3 } })).status).toBe(502)
       expect((await http(server, 'PUT', '/api/org/settings', { token: adminToken, body: { outbound_allow: ['127.0.0.1'] } })).status).toBe(200)
       const called = await execute({ arguments: { id: 3 } })

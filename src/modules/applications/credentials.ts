@@ -11,6 +11,7 @@ import type { ApplicationsTable } from '../../platform/db/tables/applications.ts
 import { badRequest, forbidden, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
 import { SecretBoxError, type SecretBox } from '../../platform/secret-box.ts'
 import { visibleApplication } from './access.ts'
+import { RevisionCache, type ApplicationsRevision } from './revision.ts'
 import { credentialTypeOf, type CredentialType, type SecurityRequirement, type SecurityScheme } from './document/security.ts'
 
 export const ORG_OWNER = 'org'
@@ -53,11 +54,17 @@ export const schemesOf = (app: ApplicationsTable): SecurityScheme[] => JSON.pars
 const ownerFor = (app: ApplicationsTable, principal: Principal): string => (app.shared_security_info === 1 ? ORG_OWNER : principal.userId)
 
 export class ApplicationCredentials {
+  /** Sealed values by application and owner, for calls; emptied by any write. */
+  readonly #sealed: RevisionCache<Map<string, string>>
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly box: SecretBox,
-  ) {}
+    private readonly revision: ApplicationsRevision,
+  ) {
+    this.#sealed = new RevisionCache(revision)
+  }
 
   async list(principal: Principal, apiName: string): Promise<CredentialEntry[]> {
     const app = await visibleApplication(this.db, principal, apiName)
@@ -142,6 +149,7 @@ export class ApplicationCredentials {
           details: { scheme: scheme.name },
         })
     })
+    this.revision.bump()
     return { scheme: scheme.name, type, scope: owner === ORG_OWNER ? 'org' : 'user', connected: true, updated_at: now }
   }
 
@@ -175,13 +183,15 @@ export class ApplicationCredentials {
   async forCall(principal: Principal, app: ApplicationsTable, security: readonly SecurityRequirement[]): Promise<OpenedCredential[]> {
     if (security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0)) return []
     const owner = ownerFor(app, principal)
-    const rows = await this.db
-      .selectFrom('application_credentials')
-      .select(['scheme', 'sealed'])
-      .where('application_id', '=', app.id)
-      .where('owner', '=', owner)
-      .execute()
-    const sealedBy = new Map(rows.map((row) => [row.scheme, row.sealed]))
+    const sealedBy = await this.#sealed.get(`${app.id}\n${owner}`, async () => {
+      const rows = await this.db
+        .selectFrom('application_credentials')
+        .select(['scheme', 'sealed'])
+        .where('application_id', '=', app.id)
+        .where('owner', '=', owner)
+        .execute()
+      return new Map(rows.map((row) => [row.scheme, row.sealed]))
+    })
     const schemes = new Map(schemesOf(app).map((scheme) => [scheme.name, scheme]))
     let missing: string | null = null
     let unusable: string | null = null

@@ -2,13 +2,15 @@
 // applied, the request sent through the guarded outbound client, the upstream's answer returned in an envelope and
 // recorded as an `api_action` interaction. A dry run answers from the document and touches nothing.
 import type { Kysely } from 'kysely'
+import type { ApplicationsTable } from '../../platform/db/tables/applications.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { badGateway, badRequest, gatewayTimeout, invalidInput, notFound, tooLarge } from '../../platform/errors.ts'
 import { OutboundError } from '../../platform/outbound/errors.ts'
 import type { OutboundResponse, SafeFetch } from '../../platform/outbound/safe-fetch.ts'
 import type { InteractionsService } from '../interactions/service.ts'
-import { visibleApplication } from './access.ts'
+import { applicationNotFound, canSee } from './access.ts'
+import { RevisionCache, type ApplicationsRevision } from './revision.ts'
 import type { ArgumentChecker } from './arguments.ts'
 import type { ApplicationCredentials } from './credentials.ts'
 import type { SampleResponse } from './document/examples.ts'
@@ -54,12 +56,27 @@ const JSON_TYPE = /^application\/(.+\+)?json\b/i
 const TIMEOUT_MS = 30_000
 const decoder = new TextDecoder()
 
+/** What a call needs of its application and operation, read and parsed once per revision. */
+interface PreparedOperation {
+  app: ApplicationsTable
+  operation: {
+    method: string
+    path: string
+    input_schema: string
+    security: SecurityRequirement[]
+    targets: ArgumentTarget[]
+    sample: SampleResponse
+    bodySchema: Record<string, unknown> | undefined
+  } | null
+}
+
 export interface OperationExecutorDependencies {
   db: Kysely<Database>
   credentials: ApplicationCredentials
   checker: ArgumentChecker
   fetch: SafeFetch
   interactions: InteractionsService
+  revision: ApplicationsRevision
   userAgent: string
   /** Monotonic milliseconds. */
   now?: () => number
@@ -91,28 +108,53 @@ function recordedArguments(args: Record<string, unknown>, targets: readonly Argu
 export class OperationExecutor {
   readonly #deps: OperationExecutorDependencies
   readonly #now: () => number
+  readonly #prepared: RevisionCache<PreparedOperation | null>
 
   constructor(dependencies: OperationExecutorDependencies) {
     this.#deps = dependencies
     this.#now = dependencies.now ?? (() => performance.now())
+    this.#prepared = new RevisionCache(dependencies.revision)
+  }
+
+  #prepare(apiName: string, operationId: string): Promise<PreparedOperation | null> {
+    return this.#prepared.get(`${apiName}\n${operationId}`, async () => {
+      const { db } = this.#deps
+      const app = await db.selectFrom('applications').selectAll().where('api_name', '=', apiName).executeTakeFirst()
+      if (!app) return null
+      const row = await db
+        .selectFrom('application_operations')
+        .select(['method', 'path', 'input_schema', 'security', 'targets', 'sample'])
+        .where('application_id', '=', app.id)
+        .where('operation_id', '=', operationId)
+        .executeTakeFirst()
+      if (!row) return { app, operation: null }
+      const inputSchema = JSON.parse(row.input_schema) as { properties?: Record<string, Record<string, unknown>> }
+      return {
+        app,
+        operation: {
+          method: row.method,
+          path: row.path,
+          input_schema: row.input_schema,
+          security: JSON.parse(row.security),
+          targets: JSON.parse(row.targets),
+          sample: JSON.parse(row.sample),
+          bodySchema: inputSchema.properties?.body,
+        },
+      }
+    })
   }
 
   async execute(principal: Principal, apiName: string, operationId: string, request: ExecuteRequest): Promise<ExecuteResult> {
-    const { db } = this.#deps
-    const app = await visibleApplication(db, principal, apiName)
-    const operation = await db
-      .selectFrom('application_operations')
-      .select(['method', 'path', 'input_schema', 'security', 'targets', 'sample'])
-      .where('application_id', '=', app.id)
-      .where('operation_id', '=', operationId)
-      .executeTakeFirst()
+    const prepared = await this.#prepare(apiName, operationId)
+    if (!prepared || !canSee(principal, prepared.app)) throw applicationNotFound()
+    const { app, operation } = prepared
     if (!operation) throw notFound('Operation not found')
     const args = request.arguments ?? {}
     const issues = this.#deps.checker.check(`${app.id}:${app.revision}:${operationId}`, operation.input_schema, args)
     if (issues.length > 0) throw invalidInput(...issues.map((issue) => ({ ...issue, loc: ['arguments', ...issue.loc] })))
 
     if (request.dry_run === true) {
-      const sample = JSON.parse(operation.sample) as SampleResponse
+      const sample = operation.sample
       return {
         status: sample.status,
         headers: sample.content_type ? { 'content-type': sample.content_type } : {},
@@ -124,7 +166,7 @@ export class OperationExecutor {
       }
     }
 
-    const credentials = await this.#deps.credentials.forCall(principal, app, JSON.parse(operation.security) as SecurityRequirement[])
+    const credentials = await this.#deps.credentials.forCall(principal, app, operation.security)
     const base = app.base_url ?? app.server_url
     let baseUrl: URL | null = null
     try {
@@ -134,14 +176,13 @@ export class OperationExecutor {
     }
     if (!baseUrl || (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:'))
       throw badRequest('The application has no absolute http(s) server URL: its owner or an admin sets base_url')
-    const targets = JSON.parse(operation.targets) as ArgumentTarget[]
-    const inputSchema = JSON.parse(operation.input_schema) as { properties?: Record<string, Record<string, unknown>> }
+    const targets = operation.targets
     const built = await buildRequest({
       baseUrl,
       method: operation.method,
       path: operation.path,
       targets,
-      bodySchema: inputSchema.properties?.body,
+      bodySchema: operation.bodySchema,
       args,
       credentials,
       userAgent: this.#deps.userAgent,

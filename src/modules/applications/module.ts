@@ -8,6 +8,7 @@ import { ArgumentChecker } from './arguments.ts'
 import { ApplicationCredentials } from './credentials.ts'
 import { createImportRunner, type ImportRunner } from './document/run-import.ts'
 import { OperationExecutor } from './execute.ts'
+import { ApplicationsRevision } from './revision.ts'
 import { applicationRoutes } from './routes.ts'
 import { ApplicationsService } from './service.ts'
 
@@ -26,19 +27,22 @@ export interface ApplicationsDependencies {
 
 export function createApplicationsModule(ctx: ModuleContext, deps: ApplicationsDependencies): ApplicationsModule {
   const db = ctx.database.db
+  const revision = new ApplicationsRevision()
   const service = new ApplicationsService({
     db,
     clock: ctx.clock,
     runImport: deps.runImport ?? createImportRunner(),
     checkBaseUrl: (url) => deps.outbound.checkSavedUrl(url),
+    revision,
   })
-  const credentials = new ApplicationCredentials(db, ctx.clock, deps.secretBox)
+  const credentials = new ApplicationCredentials(db, ctx.clock, deps.secretBox, revision)
   const executor = new OperationExecutor({
     db,
     credentials,
     checker: new ArgumentChecker(),
     fetch: deps.outbound.fetch,
     interactions: deps.interactions,
+    revision,
     userAgent: `Agentbox/${VERSION}`,
   })
   return { routes: applicationRoutes(ctx.guard, service, credentials, executor), service, credentials, executor }

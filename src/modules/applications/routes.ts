@@ -107,13 +107,19 @@ export function applicationRoutes(guard: AuthGuard, service: ApplicationsService
         },
       },
     )
-    .get('/api/applications/:api_name/operations', ({ principal, params, query }) => service.operations(principal, params.api_name, query), {
-      auth: 'member',
-      params: ApiNameParams,
-      query: OperationListQuery,
-      response: { 200: t.Array(Operation) },
-      detail: { tags, summary: "An application's operations in document order, with their input schemas", responses: NOT_VISIBLE },
-    })
+    .get(
+      '/api/applications/:api_name/operations',
+      // Already JSON: a Response is sent as it is (the schema below documents it).
+      async ({ principal, params, query }) =>
+        new Response(await service.operations(principal, params.api_name, query), { headers: { 'content-type': 'application/json' } }),
+      {
+        auth: 'member',
+        params: ApiNameParams,
+        query: OperationListQuery,
+        response: { 200: t.Array(Operation) },
+        detail: { tags, summary: "An application's operations in document order, with their input schemas", responses: NOT_VISIBLE },
+      },
+    )
     .get(
       '/api/applications/:api_name/operations/:operation_id',
       ({ principal, params }) => service.operation(principal, params.api_name, params.operation_id),

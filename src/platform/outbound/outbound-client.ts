@@ -13,7 +13,7 @@ export interface OutboundClient {
 
 export interface OutboundClientOptions {
   readonly operatorAllow: readonly AllowEntry[]
-  /** The admin's entries as stored (already checked when saved). */
+  /** The admin's entries as stored (already checked when saved); the same array while they have not changed. */
   readonly adminAllow: () => Promise<readonly string[]>
   readonly resolve?: Resolver
   readonly fetch?: FetchFunction
@@ -23,16 +23,22 @@ export interface OutboundClientOptions {
 const LOCALHOST = /(^|\.)localhost\.?$/i
 
 export function createOutboundClient(options: OutboundClientOptions): OutboundClient {
+  // Parsed once per list the admin saved, not on every call.
+  let parsed: { raw: readonly string[]; list: AllowList } | null = null
   const allowList = async (): Promise<AllowList> => {
-    const admin: AllowEntry[] = []
-    for (const raw of await options.adminAllow()) {
-      try {
-        admin.push(parseAllowEntry(raw))
-      } catch {
-        // Checked when saved; an entry a newer rule refuses is ignored rather than failing every call.
+    const raw = await options.adminAllow()
+    if (parsed?.raw !== raw) {
+      const admin: AllowEntry[] = []
+      for (const text of raw) {
+        try {
+          admin.push(parseAllowEntry(text))
+        } catch {
+          // Checked when saved; an entry a newer rule refuses is ignored rather than failing every call.
+        }
       }
+      parsed = { raw, list: AllowList.of(options.operatorAllow, admin) }
     }
-    return AllowList.of(options.operatorAllow, admin)
+    return parsed.list
   }
   return {
     fetch: createSafeFetch({ allow: allowList, resolve: options.resolve, fetch: options.fetch, startTimer: options.startTimer }),

@@ -5,7 +5,8 @@ import { SpecInvalidError } from './read.ts'
 
 declare const self: Worker
 
-self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer }>) => {
+self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer } | { close: true }>) => {
+  if ('close' in event.data) return process.exit(0)
   try {
     let text: string
     try {

