@@ -99,6 +99,7 @@ export function createModules(platform: Platform): Modules {
     fetch: platform.outbound?.fetch,
     startTimer: platform.outbound?.startTimer,
   })
+  const applications = createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service })
   return {
     license,
     tenant,
@@ -112,9 +113,9 @@ export function createModules(platform: Platform): Modules {
     agents,
     skills: createSkillsModule(ctx),
     workflows: createWorkflowsModule(ctx, { providers }),
-    organisation: createOrganisationModule(ctx),
+    organisation: createOrganisationModule(ctx, { secretBox, sealedStores: [applications.credentials] }),
     tasks,
-    applications: createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service }),
+    applications,
   }
 }
 

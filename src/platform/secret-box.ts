@@ -240,3 +240,12 @@ export function credentialKeyFiles(dataDir: string): string[] {
   const file = join(dataDir, 'secrets', CREDENTIALS_KEY_FILE)
   return existsSync(file) ? [file] : []
 }
+
+/**
+ * A module's stored sealed values, as key rotation sees them: moved to the current key in chunks, and the key ids
+ * still in use afterwards reported, so keys no value needs can be retired.
+ */
+export interface SealedValueStore {
+  /** Re-encrypts every value not under the current key; values whose key is missing are counted, left as they are. */
+  reencryptAll(box: SecretBox): Promise<{ reencrypted: number; unreadable: number; keyIdsInUse: ReadonlySet<string> }>
+}

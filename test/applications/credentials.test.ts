@@ -91,6 +91,27 @@ describe('organisation-shared credentials', () => {
   })
 })
 
+describe('key rotation', () => {
+  test('an admin rotates: every credential moves to the new key, the old key is retired, everything stays connected', async () => {
+    await put('mine', { scheme: 'oauth', token: 'rotating-token' }, p.owner.token)
+    const keyring = () => JSON.parse(readFileSync(join(p.t.dataDir, 'secrets', 'credentials.key'), 'utf8')) as { current: string; keys: { kid: string }[] }
+    const before = keyring().current
+    expect((await p.t.request('POST', '/api/org/secrets/rotate', { token: p.owner.token })).status).toBe(403)
+    const rotated = await p.t.request('POST', '/api/org/secrets/rotate', { token: p.admin })
+    expect(rotated.status).toBe(200)
+    expect(rotated.body).toEqual({ key_id: expect.any(String), reencrypted: expect.any(Number), unreadable: 0, retired_key_ids: [before] })
+    expect(rotated.body.reencrypted).toBeGreaterThanOrEqual(5)
+    expect(keyring().keys.map((key) => key.kid)).toEqual([rotated.body.key_id])
+    const kids = p.t.server.database.writer
+      .query("SELECT DISTINCT substr(sealed, 4, instr(substr(sealed, 4), ':') - 1) AS kid FROM application_credentials")
+      .all()
+    expect(kids).toEqual([{ kid: rotated.body.key_id }])
+    expect((await list('mine', p.owner.token)).body.every((entry: any) => entry.connected)).toBe(true)
+    const audit = await p.t.request('GET', '/api/audit?action=secrets_key.rotate', { token: p.admin })
+    expect(audit.body[0].details).toMatchObject({ retired_key_ids: [before] })
+  })
+})
+
 describe('a database without its keys', () => {
   test('credentials read as not connected with a reason, never a 500; reconnecting works', async () => {
     await put('mine', { scheme: 'basic', username: 'ann', password: 'pw' }, p.outsider.token)

@@ -9,7 +9,7 @@ import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { ApplicationsTable } from '../../platform/db/tables/applications.ts'
 import { badRequest, forbidden, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
-import { SecretBoxError, type SecretBox } from '../../platform/secret-box.ts'
+import { SecretBoxError, type SealedValueStore, type SecretBox } from '../../platform/secret-box.ts'
 import { visibleApplication } from './access.ts'
 import { RevisionCache, type ApplicationsRevision } from './revision.ts'
 import { credentialTypeOf, type CredentialType, type SecurityRequirement, type SecurityScheme } from './document/security.ts'
@@ -53,7 +53,7 @@ export const schemesOf = (app: ApplicationsTable): SecurityScheme[] => JSON.pars
 
 const ownerFor = (app: ApplicationsTable, principal: Principal): string => (app.shared_security_info === 1 ? ORG_OWNER : principal.userId)
 
-export class ApplicationCredentials {
+export class ApplicationCredentials implements SealedValueStore {
   /** Sealed values by application and owner, for calls; emptied by any write. */
   readonly #sealed: RevisionCache<Map<string, string>>
 
@@ -174,6 +174,42 @@ export class ApplicationCredentials {
           details: { scheme: schemeName },
         })
     })
+  }
+
+  /** Key rotation: every credential moved to the current key, 200 per transaction with a turn of the event loop between. */
+  async reencryptAll(box: SecretBox): Promise<{ reencrypted: number; unreadable: number; keyIdsInUse: ReadonlySet<string> }> {
+    let reencrypted = 0
+    let unreadable = 0
+    const keyIdsInUse = new Set<string>()
+    const rows = await this.db.selectFrom('application_credentials').select(['application_id', 'owner', 'scheme', 'sealed']).execute()
+    for (let start = 0; start < rows.length; start += 200) {
+      const chunk = rows.slice(start, start + 200)
+      await this.db.transaction().execute(async (trx) => {
+        for (const row of chunk) {
+          let sealed = row.sealed
+          try {
+            sealed = box.reencrypt(row.sealed, associatedData(row.application_id, row.owner, row.scheme))
+          } catch (error) {
+            if (!(error instanceof SecretBoxError)) throw error
+            unreadable++
+          }
+          keyIdsInUse.add(box.keyIdOf(sealed))
+          if (sealed === row.sealed) continue
+          await trx
+            .updateTable('application_credentials')
+            .set({ sealed })
+            .where('application_id', '=', row.application_id)
+            .where('owner', '=', row.owner)
+            .where('scheme', '=', row.scheme)
+            .where('sealed', '=', row.sealed)
+            .execute()
+          reencrypted++
+        }
+      })
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    this.revision.bump()
+    return { reencrypted, unreadable, keyIdsInUse }
   }
 
   /**

@@ -8,7 +8,8 @@ import { readOrgSettings, updateOrgSettings } from '../../platform/org-settings.
 import type { Static } from '@sinclair/typebox'
 import { invalidInput, type InputIssue } from '../../platform/errors.ts'
 import { parseAllowEntry } from '../../platform/outbound/allow-list.ts'
-import { AuditEntry, AuditQuery, OrgSettings, OrgSettingsBody } from './schema.ts'
+import { AuditEntry, AuditQuery, OrgSettings, OrgSettingsBody, SecretsKeyRotated } from './schema.ts'
+import type { SecretsKeyRotation } from './secrets-key.ts'
 
 /** Every allow-list entry must parse (422 at its index), and is stored trimmed. */
 function checkedSettings(body: Static<typeof OrgSettingsBody>): Static<typeof OrgSettingsBody> {
@@ -26,7 +27,7 @@ function checkedSettings(body: Static<typeof OrgSettingsBody>): Static<typeof Or
   return { ...body, outbound_allow: [...new Set(entries)] }
 }
 
-export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clock) {
+export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clock, secretsKey: SecretsKeyRotation) {
   const tags = ['org settings']
   return new Elysia({ name: 'organisation-routes' })
     .use(guard)
@@ -40,6 +41,17 @@ export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clo
       body: OrgSettingsBody,
       response: { 200: OrgSettings },
       detail: { tags, summary: 'Change organisation settings (audited); new runs pin the recording mode at start' },
+    })
+    .post('/api/org/secrets/rotate', ({ principal }) => secretsKey.rotate(principal.userId), {
+      auth: 'admin',
+      response: { 200: SecretsKeyRotated },
+      detail: {
+        tags,
+        summary: 'Rotate the key that seals stored secrets (application credentials): re-encrypt them all, retire unused keys',
+        description:
+          'A new key in secrets/credentials.key becomes current, every sealed value is moved to it, and keys no value uses are removed. ' +
+          'Take a new backup afterwards: FILE.keys of older backups does not hold the new key. Audited (secrets_key.rotate).',
+      },
     })
     .get('/api/audit', ({ query }) => listAudit(database.db, query), {
       auth: 'admin',

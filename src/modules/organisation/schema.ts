@@ -46,3 +46,10 @@ export const AuditEntry = t.Object({
   target_id: t.String(),
   details: Free,
 })
+
+export const SecretsKeyRotated = t.Object({
+  key_id: t.String({ description: 'The key that now seals' }),
+  reencrypted: t.Integer(),
+  unreadable: t.Integer({ description: 'Values whose key is missing (restored without FILE.keys): left as they are' }),
+  retired_key_ids: t.Array(t.String()),
+})
