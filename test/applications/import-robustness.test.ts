@@ -1,0 +1,77 @@
+// Real descriptions are messy: every part of a document replaced by a value of the wrong shape must import with
+// warnings or be refused as spec_invalid, never throw anything else (which the API would turn into a 500).
+import { describe, expect, test } from 'bun:test'
+import { importApiDocument } from '../../src/modules/applications/document/import.ts'
+import { SpecInvalidError } from '../../src/modules/applications/document/read.ts'
+import { petstore } from './helpers.ts'
+
+const ODD_VALUES: unknown[] = [null, 0, -1, 1.5, '', 'x', true, [], [null], {}, { $ref: '#/nope' }, { $ref: '#/paths' }, { $ref: '#' }, { $ref: 7 }, { $ref: '#/components/schemas/Pet/properties/parent' }]
+
+/** Every path to an object member or array element of `value`, in document order. */
+function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  if (value === null || typeof value !== 'object') return out
+  for (const [key, child] of Object.entries(value)) {
+    const path = [...prefix, Array.isArray(value) ? Number(key) : key]
+    out.push(path)
+    paths(child, path, out)
+  }
+  return out
+}
+
+function withValueAt(document: unknown, path: (string | number)[], value: unknown): unknown {
+  const copy = structuredClone(document) as Record<string | number, unknown>
+  let node = copy as Record<string | number, unknown>
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>
+  node[path.at(-1)!] = value
+  return copy
+}
+
+async function outcome(document: unknown): Promise<'imported' | 'invalid'> {
+  try {
+    await importApiDocument(JSON.stringify(document))
+    return 'imported'
+  } catch (error) {
+    if (error instanceof SpecInvalidError) return 'invalid'
+    throw new Error(`crashed: ${(error as Error).stack}`)
+  }
+}
+
+describe('import robustness', () => {
+  test('every member of a document replaced by each odd value: imported or spec_invalid, nothing else', async () => {
+    const base = petstore()
+    const all = paths(base)
+    const seen = { imported: 0, invalid: 0 }
+    for (const path of all)
+      for (const value of ODD_VALUES) {
+        const result = await outcome(withValueAt(base, path, value))
+        seen[result]++
+      }
+    // Most damage is survivable: the document still imports, with warnings.
+    expect(seen.imported).toBeGreaterThan(seen.invalid)
+    expect(seen.imported + seen.invalid).toBe(all.length * ODD_VALUES.length)
+  }, 120_000)
+
+  test('cycles through parameters, path items and responses, and a schema that is only a reference to itself', async () => {
+    const doc = petstore() as any
+    doc.components.parameters = { A: { $ref: '#/components/parameters/B' }, B: { $ref: '#/components/parameters/A' } }
+    doc.paths['/loop'] = { $ref: '#/paths/~1loop' }
+    doc.paths['/pets'].get.parameters.push({ $ref: '#/components/parameters/A' })
+    doc.paths['/pets'].get.responses['200'] = { $ref: '#/paths/~1pets/get/responses/200' }
+    doc.components.schemas.Self = { $ref: '#/components/schemas/Self' }
+    doc.paths['/pets'].post.requestBody.content['application/json'].schema = { $ref: '#/components/schemas/Self' }
+    const result = await importApiDocument(JSON.stringify(doc))
+    expect(result.operations.length).toBe(4)
+    const create = result.operations.find((operation) => operation.operation_id === 'createPet')!
+    expect(JSON.parse(create.input_schema).properties.body).toEqual({ $ref: '#/$defs/Self' })
+  })
+
+  test('a schema nested 100 levels deep (without references) is cut at 64 in the tool schema; deeper JSON is refused', async () => {
+    let schema: Record<string, unknown> = { type: 'string' }
+    for (let i = 0; i < 100; i++) schema = { type: 'object', properties: { a: schema } }
+    const doc = { openapi: '3.1.0', info: { title: 'Deep', version: '1' }, paths: { '/d': { post: { requestBody: { content: { 'application/json': { schema } } }, responses: {} } } } }
+    const result = await importApiDocument(JSON.stringify(doc))
+    expect(result.operations[0]!.input_schema).toContain('nested too deeply')
+    for (let i = 0; i < 100; i++) schema = { type: 'object', properties: { a: schema } }
+    expect(await outcome({ ...doc, paths: { '/d': { post: { requestBody: { content: { 'application/json': { schema } } }, responses: {} } } } })).toBe('invalid')
+  })
+})
