@@ -257,6 +257,13 @@ describe('bad uploads get a clear answer and create nothing', () => {
       headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(32 * 1024 * 1024 + 1) },
     })
     expect(res.status).toBe(413)
+    // The same route without its trailing slash has the same cap: a 20 MiB declaration is not refused for size there.
+    const noSlash = await p.t.request('POST', '/api/spec_from_file', {
+      token: p.admin,
+      rawBody: 'x',
+      headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(20 * 1024 * 1024) },
+    })
+    expect(noSlash.status).not.toBe(413)
     const form = new FormData()
     form.append('api_name', 'nofile')
     const encoded = new Response(form)

@@ -74,6 +74,14 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false
 }
 
+/** A path's own upload cap; `/a/` and `/a` are one route to the router, so they are one path here too. */
+function largeUploadLimit(limits: BodyLimits, path: string): number | undefined {
+  if (!limits.largeUploads) return undefined
+  const trimmed = path.replace(/\/+$/, '')
+  for (const [listed, limit] of Object.entries(limits.largeUploads)) if (listed.replace(/\/+$/, '') === trimmed) return limit
+  return undefined
+}
+
 /**
  * The app-wide body parser. Multipart goes to Elysia's own parser after the upload cap is checked;
  * everything else must be JSON (or empty), whatever Content-Type the client claimed.
@@ -85,7 +93,7 @@ export function createBodyParser(limits: BodyLimits) {
       // Elysia's multipart parser buffers what it is given, so an upload must say its size first (browsers always do).
       const declared = request.headers.get('content-length')
       if (declared === null) throw new HttpError(411, 'Length Required')
-      const limit = limits.largeUploads?.[new URL(request.url).pathname] ?? limits.upload
+      const limit = largeUploadLimit(limits, new URL(request.url).pathname) ?? limits.upload
       if (Number(declared) > limit) throw new HttpError(413, TOO_LARGE)
       return undefined
     }
