@@ -5,7 +5,23 @@ import { importApiDocument } from '../../src/modules/applications/document/impor
 import { SpecInvalidError } from '../../src/modules/applications/document/read.ts'
 import { petstore } from './helpers.ts'
 
-const ODD_VALUES: unknown[] = [null, 0, -1, 1.5, '', 'x', true, [], [null], {}, { $ref: '#/nope' }, { $ref: '#/paths' }, { $ref: '#' }, { $ref: 7 }, { $ref: '#/components/schemas/Pet/properties/parent' }]
+const ODD_VALUES: unknown[] = [
+  null,
+  0,
+  -1,
+  1.5,
+  '',
+  'x',
+  true,
+  [],
+  [null],
+  {},
+  { $ref: '#/nope' },
+  { $ref: '#/paths' },
+  { $ref: '#' },
+  { $ref: 7 },
+  { $ref: '#/components/schemas/Pet/properties/parent' },
+]
 
 /** Every path to an object member or array element of `value`, in document order. */
 function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
@@ -68,10 +84,16 @@ describe('import robustness', () => {
   test('a schema nested 100 levels deep (without references) is cut at 64 in the tool schema; deeper JSON is refused', async () => {
     let schema: Record<string, unknown> = { type: 'string' }
     for (let i = 0; i < 100; i++) schema = { type: 'object', properties: { a: schema } }
-    const doc = { openapi: '3.1.0', info: { title: 'Deep', version: '1' }, paths: { '/d': { post: { requestBody: { content: { 'application/json': { schema } } }, responses: {} } } } }
+    const doc = {
+      openapi: '3.1.0',
+      info: { title: 'Deep', version: '1' },
+      paths: { '/d': { post: { requestBody: { content: { 'application/json': { schema } } }, responses: {} } } },
+    }
     const result = await importApiDocument(JSON.stringify(doc))
     expect(result.operations[0]!.input_schema).toContain('nested too deeply')
     for (let i = 0; i < 100; i++) schema = { type: 'object', properties: { a: schema } }
-    expect(await outcome({ ...doc, paths: { '/d': { post: { requestBody: { content: { 'application/json': { schema } } }, responses: {} } } } })).toBe('invalid')
+    expect(await outcome({ ...doc, paths: { '/d': { post: { requestBody: { content: { 'application/json': { schema } } }, responses: {} } } } })).toBe(
+      'invalid',
+    )
   })
 })
