@@ -15,6 +15,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly fields: Record<string, string> = {},
+    /** The 422 entries as sent (some carry `ctx`, e.g. the JSON pointer of an API description problem). */
+    readonly entries: readonly { loc?: (string | number)[]; msg?: string; ctx?: Record<string, unknown> }[] = [],
   ) {
     super(message)
   }
@@ -35,7 +37,7 @@ function toError(status: number, body: unknown): ApiError {
       if (key && !fields[key]) fields[key] = entry.msg ?? 'Invalid value'
     }
     const first = detail[0] as DetailEntry | undefined
-    return new ApiError(status, first?.msg ?? 'The request was not valid', fields)
+    return new ApiError(status, first?.msg ?? 'The request was not valid', fields, detail as DetailEntry[])
   }
   return new ApiError(status, `The server answered ${status}`)
 }
@@ -65,6 +67,24 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   }
   if (!res.ok) {
     if (res.status === 401 && !bearer && token) onSessionEnded()
+    throw toError(res.status, parsed)
+  }
+  return parsed as T
+}
+
+/** A multipart upload (API descriptions); errors as for api(). */
+// biome-ignore lint/suspicious/noExplicitAny: as for api()
+export async function upload<T = any>(path: string, form: FormData): Promise<T> {
+  const token = session.token()
+  let res: Response
+  try {
+    res = await fetch(path, { method: 'POST', headers: token ? { authorization: `Bearer ${token}`, accept: 'application/json' } : {}, body: form })
+  } catch {
+    throw new ApiError(0, 'The server could not be reached')
+  }
+  const parsed = await res.json().catch(() => null)
+  if (!res.ok) {
+    if (res.status === 401 && token) onSessionEnded()
     throw toError(res.status, parsed)
   }
   return parsed as T

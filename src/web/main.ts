@@ -2,6 +2,7 @@
 import { render, type ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { session, whenSessionEnds } from './api.ts'
+import { ApplicationsPage } from './pages/applications.ts'
 import { ApprovalsPage } from './pages/approvals.ts'
 import { LoginPage } from './pages/login.ts'
 import { OverviewPage } from './pages/overview.ts'
@@ -19,6 +20,7 @@ const PAGES = [
   { path: '/users', title: 'Users', admin: true },
   { path: '/tasks', title: 'Tasks', admin: false },
   { path: '/approvals', title: 'Approvals', admin: false },
+  { path: '/applications', title: 'Applications', admin: false },
   { path: '/usage', title: 'Usage', admin: false },
   { path: '/settings', title: 'Settings', admin: false },
 ] as const
@@ -86,6 +88,7 @@ function App() {
     '/users': () => h(UsersPage, { me }),
     '/tasks': () => h(TasksPage, { me }),
     '/approvals': () => h(ApprovalsPage, { me }),
+    '/applications': () => h(ApplicationsPage, { me }),
     '/usage': () => h(UsagePage, null),
     '/settings': () => h(SettingsPage, { me, settings: user.settings, onSaved: refresh }),
   }[page.path]

@@ -380,6 +380,62 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     }
   }, 30_000)
 
+  test('the applications page imports a dropped-in description (a broken one says where), connects a key, and dry-runs an operation', async () => {
+    const broken = join(tmp, 'broken.json')
+    await Bun.write(
+      broken,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Pets' },
+        paths: { '/p': { get: { responses: {} } } },
+        components: { schemas: { X: { $ref: 'https://example.com/x.json' } } },
+      }),
+    )
+    const good = join(tmp, 'pets.yaml')
+    await Bun.write(
+      good,
+      [
+        'openapi: 3.0.3',
+        'info: { title: Pet Shop, version: "2" }',
+        'servers: [ { url: "https://pets.example.com" } ]',
+        'security: [ { key: [] } ]',
+        'components: { securitySchemes: { key: { type: apiKey, in: header, name: X-Key } } }',
+        'paths:',
+        '  /pets:',
+        '    get:',
+        '      operationId: listPets',
+        '      summary: List the pets',
+        '      parameters: [ { name: limit, in: query, schema: { type: integer } } ]',
+        '      responses: { "200": { description: ok, content: { application/json: { example: [ { name: Rex } ] } } } }',
+      ].join('\n'),
+    )
+    await page.getByRole('link', { name: 'Applications' }).click()
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor()
+    await page.locator('#spec-file').setInputFiles(broken)
+    await page.getByRole('button', { name: 'Import' }).click()
+    await page.getByText(/External reference/).waitFor()
+    await page.getByText('/components/schemas/X/$ref').waitFor()
+    await page.locator('#spec-file').setInputFiles(good)
+    await page.getByRole('button', { name: 'Import' }).click()
+    await page.getByText('Pet Shop: 1 operations imported as pet-shop.').waitFor()
+    await page.getByRole('heading', { name: 'Pet Shop' }).waitFor()
+    await page.getByText(/key \(api_key\) — not connected/).waitFor()
+    await page.getByLabel('API key').fill('e2e-secret-key')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByText(/key \(api_key\) — connected/).waitFor()
+    expect(await page.content()).not.toContain('e2e-secret-key')
+    await page.getByRole('button', { name: /listPets/ }).click()
+    await page.getByText('"limit"').first().waitFor()
+    await page.getByLabel('Arguments (JSON)').fill('{"limit": "many"}')
+    await page.getByRole('button', { name: 'Dry run' }).click()
+    await page.getByText(/limit: Input should be a valid integer/).waitFor()
+    await page.getByLabel('Arguments (JSON)').fill('{"limit": 2}')
+    await page.getByRole('button', { name: 'Dry run' }).click()
+    await page.getByText('Status 200 (dry run)').waitFor()
+    expect(await page.getByTestId('response-body').textContent()).toContain('Rex')
+    await shot('21-applications')
+  }, 30_000)
+
   test('an evaluator on a production server (no licence) starts a 30-day evaluation from the wizard and sees it on the overview', async () => {
     const port = freePort()
     const evalBase = `http://127.0.0.1:${port}`
