@@ -71,6 +71,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.organisation,
   m.tasks,
   m.applications,
+  m.insights,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {

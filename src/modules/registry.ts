@@ -21,6 +21,7 @@ import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
 import { createHealthModule, type HealthModule } from './health/module.ts'
+import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
 import { createLicenseModule, type LicenseModule } from './license/module.ts'
 import { createOrganisationModule, type OrganisationModule } from './organisation/module.ts'
@@ -48,6 +49,7 @@ export interface Modules {
   readonly organisation: OrganisationModule
   readonly tasks: TasksModule
   readonly applications: ApplicationsModule
+  readonly insights: InsightsModule
 }
 
 export interface Platform {
@@ -116,6 +118,7 @@ export function createModules(platform: Platform): Modules {
     organisation: createOrganisationModule(ctx, { secretBox, sealedStores: [applications.credentials] }),
     tasks,
     applications,
+    insights: createInsightsModule(ctx),
   }
 }
 

@@ -42,6 +42,9 @@ export interface RunsDeps {
 
 const EXPIRY_BATCH = 100
 
+/** Whole and fractional seconds between two ISO instants, to the millisecond. */
+const secondsBetween = (from: string, to: string): number => Math.max(0, Date.parse(to) - Date.parse(from)) / 1000
+
 export class WorkflowRuns {
   readonly #active = new Map<string, CancelHandle>()
   constructor(readonly deps: RunsDeps) {}
@@ -158,6 +161,10 @@ export class WorkflowRuns {
           gate_id: checkpoint.gate_id,
           edited_keys: body.edits ? Object.keys(body.edits as object) : [],
           reason_given: body.reason !== undefined,
+          // For insights: how long the gate waited, on which agent, for whose run.
+          agent_id: row.agent_id,
+          starter_id: row.starter_id,
+          waited_s: secondsBetween(checkpoint.waiting_since, decidedAt),
         },
       })
       return true
@@ -224,13 +231,25 @@ export class WorkflowRuns {
         .where('status', '=', 'waiting_human')
         .executeTakeFirst()
       if (Number(moved.numUpdatedRows) !== 1) return null
-      const row = await trx.selectFrom('workflow_runs').select(['recording', 'agent_id', 'workflow_id']).where('id', '=', runId).executeTakeFirstOrThrow()
+      const row = await trx
+        .selectFrom('workflow_runs')
+        .select(['recording', 'agent_id', 'workflow_id', 'starter_id'])
+        .where('id', '=', runId)
+        .executeTakeFirstOrThrow()
       await writeAudit(trx, clock, {
         actor_id: null,
         action: 'workflow.approval',
         target_type: 'workflow_run',
         target_id: runId,
-        details: { decision: 'timeout', channel: 'system', workflow_id: row.workflow_id, gate_id: checkpoint.gate_id },
+        details: {
+          decision: 'timeout',
+          channel: 'system',
+          workflow_id: row.workflow_id,
+          gate_id: checkpoint.gate_id,
+          agent_id: row.agent_id,
+          starter_id: row.starter_id,
+          waited_s: secondsBetween(checkpoint.waiting_since, now),
+        },
       })
       return row
     })

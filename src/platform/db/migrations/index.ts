@@ -7,6 +7,7 @@ import * as m0004 from './0004_tasks.ts'
 import * as m0005 from './0005_workflows.ts'
 import * as m0006 from './0006_interaction_user_rollup.ts'
 import * as m0007 from './0007_applications.ts'
+import * as m0008 from './0008_insights.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -17,4 +18,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0005_workflows': m0005,
   '0006_interaction_user_rollup': m0006,
   '0007_applications': m0007,
+  '0008_insights': m0008,
 })

@@ -70,10 +70,42 @@ export interface InteractionUserDailyUsageTable {
   n: number
 }
 
+/** Migration 0008 (insights): calls and failures per tool (mcp_tool) or operation (api_action) and day. */
+export interface InteractionDailyToolsTable {
+  day: string
+  kind: InteractionKind
+  /** The MCP server name or the application title. */
+  api_title: string
+  /** The tool name or the operation id. */
+  action: string
+  n: number
+  errors: number
+}
+
+export interface InteractionUserDailyToolsTable extends InteractionDailyToolsTable {
+  user_id: string
+}
+
+/** Migration 0008: how many calls of a day took up to 1.02^bucket ms (bucket 0: under 1 ms). */
+export interface InteractionDailyDurationsTable {
+  day: string
+  api_title: string
+  bucket: number
+  n: number
+}
+
+export interface InteractionUserDailyDurationsTable extends InteractionDailyDurationsTable {
+  user_id: string
+}
+
 export interface InteractionsTables {
   user_settings: UserSettingsTable
   context_types: ContextTypesTable
   interactions: InteractionsTable
   interaction_daily_usage: InteractionDailyUsageTable
   interaction_user_daily_usage: InteractionUserDailyUsageTable
+  interaction_daily_tools: InteractionDailyToolsTable
+  interaction_user_daily_tools: InteractionUserDailyToolsTable
+  interaction_daily_durations: InteractionDailyDurationsTable
+  interaction_user_daily_durations: InteractionUserDailyDurationsTable
 }

@@ -1,0 +1,115 @@
+// 0008: rollups for insights (issue 18): per day (and per user and day), counts and errors per tool or operation, and
+// a histogram of durations; indexes for workflow runs by start time. Kept exact by triggers, like 0002 and 0006.
+import { sql, type Kysely } from 'kysely'
+
+/**
+ * Duration buckets grow by 2 % (bucket b holds durations up to 1.02^b ms): nearest-rank percentiles read from them are
+ * within 2 % of the exact value, whatever the number of interactions, and a day has at most ~900 buckets per title.
+ */
+export const DURATION_BUCKET_SQL = 'case when {ms} < 1 then 0 else cast(ceil(ln({ms}) / ln(1.02)) as integer) end'
+const bucketOf = (row: 'new' | 'old') => sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', `(${row}.duration_seconds * 1000.0)`))
+const day = (row: 'new' | 'old') => sql.raw(`substr(${row}.created_at, 1, 10)`)
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('interaction_daily_tools')
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('api_title', 'text', (c) => c.notNull())
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addColumn('errors', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_daily_tools_pk', ['day', 'kind', 'api_title', 'action'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  await db.schema
+    .createTable('interaction_user_daily_tools')
+    .addColumn('user_id', 'text', (c) => c.notNull())
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('api_title', 'text', (c) => c.notNull())
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addColumn('errors', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_user_daily_tools_pk', ['user_id', 'day', 'kind', 'api_title', 'action'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  await db.schema
+    .createTable('interaction_daily_durations')
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('api_title', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'integer', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_daily_durations_pk', ['day', 'api_title', 'bucket'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  await db.schema
+    .createTable('interaction_user_daily_durations')
+    .addColumn('user_id', 'text', (c) => c.notNull())
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('api_title', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'integer', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_user_daily_durations_pk', ['user_id', 'day', 'api_title', 'bucket'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  // Active users per day for the organisation: the per-user rollup read by day (for one agent: by day and MCP server).
+  await db.schema.createIndex('interaction_user_daily_usage_day').on('interaction_user_daily_usage').columns(['day', 'user_id']).execute()
+  await db.schema.createIndex('interaction_user_daily_tools_day').on('interaction_user_daily_tools').columns(['day', 'api_title', 'user_id']).execute()
+  // Workflow runs by start time, for the organisation and for one starter.
+  await db.schema.createIndex('workflow_runs_started').on('workflow_runs').columns(['started_at']).execute()
+  await db.schema.createIndex('workflow_runs_starter_started').on('workflow_runs').columns(['starter_id', 'started_at']).execute()
+
+  // Filled from the rows already stored, in the migration's transaction.
+  await sql`
+    insert into interaction_daily_tools (day, kind, api_title, action, n, errors)
+    select substr(created_at, 1, 10), kind, api_title, action, count(*), sum(is_error) from interactions
+    group by 1, 2, 3, 4`.execute(db)
+  await sql`
+    insert into interaction_user_daily_tools (user_id, day, kind, api_title, action, n, errors)
+    select user_id, substr(created_at, 1, 10), kind, api_title, action, count(*), sum(is_error) from interactions
+    group by 1, 2, 3, 4, 5`.execute(db)
+  const backfillBucket = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)'))
+  await sql`
+    insert into interaction_daily_durations (day, api_title, bucket, n)
+    select substr(created_at, 1, 10), api_title, ${backfillBucket}, count(*) from interactions
+    where duration_seconds is not null group by 1, 2, 3`.execute(db)
+  await sql`
+    insert into interaction_user_daily_durations (user_id, day, api_title, bucket, n)
+    select user_id, substr(created_at, 1, 10), api_title, ${backfillBucket}, count(*) from interactions
+    where duration_seconds is not null group by 1, 2, 3, 4`.execute(db)
+
+  await sql`
+    create trigger interactions_insights_insert after insert on interactions begin
+      insert into interaction_daily_tools (day, kind, api_title, action, n, errors)
+        values (${day('new')}, new.kind, new.api_title, new.action, 1, new.is_error)
+        on conflict (day, kind, api_title, action) do update set n = n + 1, errors = errors + excluded.errors;
+      insert into interaction_user_daily_tools (user_id, day, kind, api_title, action, n, errors)
+        values (new.user_id, ${day('new')}, new.kind, new.api_title, new.action, 1, new.is_error)
+        on conflict (user_id, day, kind, api_title, action) do update set n = n + 1, errors = errors + excluded.errors;
+      insert into interaction_daily_durations (day, api_title, bucket, n)
+        select ${day('new')}, new.api_title, ${bucketOf('new')}, 1 where new.duration_seconds is not null
+        on conflict (day, api_title, bucket) do update set n = n + 1;
+      insert into interaction_user_daily_durations (user_id, day, api_title, bucket, n)
+        select new.user_id, ${day('new')}, new.api_title, ${bucketOf('new')}, 1 where new.duration_seconds is not null
+        on conflict (user_id, day, api_title, bucket) do update set n = n + 1;
+    end`.execute(db)
+  await sql`
+    create trigger interactions_insights_delete after delete on interactions begin
+      update interaction_daily_tools set n = n - 1, errors = errors - old.is_error
+        where day = ${day('old')} and kind = old.kind and api_title = old.api_title and action = old.action;
+      update interaction_user_daily_tools set n = n - 1, errors = errors - old.is_error
+        where user_id = old.user_id and day = ${day('old')} and kind = old.kind and api_title = old.api_title and action = old.action;
+      update interaction_daily_durations set n = n - 1
+        where old.duration_seconds is not null and day = ${day('old')} and api_title = old.api_title and bucket = ${bucketOf('old')};
+      update interaction_user_daily_durations set n = n - 1
+        where old.duration_seconds is not null and user_id = old.user_id and day = ${day('old')} and api_title = old.api_title and bucket = ${bucketOf('old')};
+    end`.execute(db)
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop trigger if exists interactions_insights_insert`.execute(db)
+  await sql`drop trigger if exists interactions_insights_delete`.execute(db)
+  for (const table of ['interaction_daily_tools', 'interaction_user_daily_tools', 'interaction_daily_durations', 'interaction_user_daily_durations'])
+    await db.schema.dropTable(table).execute()
+}
