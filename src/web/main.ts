@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { session, whenSessionEnds } from './api.ts'
 import { ApplicationsPage } from './pages/applications.ts'
 import { ApprovalsPage } from './pages/approvals.ts'
+import { InsightsPage } from './pages/insights.ts'
 import { LoginPage } from './pages/login.ts'
 import { OverviewPage } from './pages/overview.ts'
 import { SettingsPage } from './pages/settings.ts'
@@ -22,6 +23,7 @@ const PAGES = [
   { path: '/approvals', title: 'Approvals', admin: false },
   { path: '/applications', title: 'Applications', admin: false },
   { path: '/usage', title: 'Usage', admin: false },
+  { path: '/insights', title: 'Insights', admin: false },
   { path: '/settings', title: 'Settings', admin: false },
 ] as const
 
@@ -90,6 +92,7 @@ function App() {
     '/approvals': () => h(ApprovalsPage, { me }),
     '/applications': () => h(ApplicationsPage, { me }),
     '/usage': () => h(UsagePage, null),
+    '/insights': () => h(InsightsPage, { me }),
     '/settings': () => h(SettingsPage, { me, settings: user.settings, onSaved: refresh }),
   }[page.path]
   return h(Frame, { me, path, signOut }, body())

@@ -436,6 +436,22 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     await shot('21-applications')
   }, 30_000)
 
+  test('the insights page shows the figures, both charts and the top tools, and filters by agent', async () => {
+    await page.getByRole('link', { name: 'Insights' }).click()
+    await page.getByRole('heading', { name: 'Insights', level: 1 }).waitFor()
+    // The usage test recorded 5 search calls (github 3, jira 2) at 100 ms; the approvals test left runs.
+    const stat = (label: string) => page.locator('.stat', { hasText: label }).locator('dd')
+    await page.getByText('Top tools').waitFor()
+    expect(Number(await stat('Interactions').textContent())).toBeGreaterThanOrEqual(5)
+    expect(await stat('Duration p50').textContent()).toMatch(/^\d+(\.\d)? ms$/)
+    expect(await page.locator('figure.chart').count()).toBe(2)
+    expect(await page.locator('table', { hasText: 'Top tools' }).locator('tbody tr').first().textContent()).toContain('github')
+    await shot('22-insights')
+    await page.getByLabel('Agent (name, empty for all)').fill('no-such-agent')
+    await page.getByLabel('Agent (name, empty for all)').press('Tab')
+    await page.getByText('Agent not found').waitFor()
+  }, 30_000)
+
   test('an evaluator on a production server (no licence) starts a 30-day evaluation from the wizard and sees it on the overview', async () => {
     const port = freePort()
     const evalBase = `http://127.0.0.1:${port}`

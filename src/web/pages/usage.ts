@@ -3,11 +3,12 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { h, Loading, Select, useLoad } from '../ui.ts'
 
-type Summary = Record<string, Record<string, number>>
+export type Summary = Record<string, Record<string, number>>
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626']
 const day = (d: Date) => d.toISOString().slice(0, 10)
 
-function Chart({ summary }: { summary: Summary }) {
+/** Stacked bars of period → series → count, with a legend and a table twin (the Insights page uses it too). */
+export function Chart({ summary, what = 'API titles' }: { summary: Summary; what?: string }) {
   const buckets = Object.keys(summary)
   const titles = [...new Set(buckets.flatMap((b) => Object.keys(summary[b] ?? {})))].sort()
   const totals = buckets.map((b) => Object.values(summary[b] ?? {}).reduce((a, n) => a + n, 0))
@@ -18,7 +19,7 @@ function Chart({ summary }: { summary: Summary }) {
   const slot = (width - pad) / Math.max(1, buckets.length)
   const bar = Math.max(2, slot * 0.7)
   const color = (title: string) => PALETTE[titles.indexOf(title) % PALETTE.length]
-  const label = `Interactions per ${buckets.length > 0 ? 'period' : ''}: ${totals.reduce((a, n) => a + n, 0)} in total across ${titles.length} API titles`
+  const label = `Interactions per ${buckets.length > 0 ? 'period' : ''}: ${totals.reduce((a, n) => a + n, 0)} in total across ${titles.length} ${what}`
   return h(
     'figure',
     { class: 'chart' },
