@@ -259,6 +259,14 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     }
   })
 
+  test('insights are computed in the insights worker inside the binary, and count the API action just made', async () => {
+    const res = await http(server, 'GET', '/api/insights', { token: adminToken })
+    expect(res.status).toBe(200)
+    expect(res.body.top_applications).toEqual([{ api_title: 'Compiled Check', count: 1 }])
+    expect(res.body.interactions_per_day.at(-1).api_action).toBe(1)
+    expect(res.body.duration_ms.p50).toBeGreaterThan(0)
+  })
+
   test('GET /api/health has the contract shape', async () => {
     const res = await http(server, 'GET', '/api/health')
     expect(res.status).toBe(200)

@@ -110,6 +110,29 @@ describe('GET /api/insights', () => {
     expectClose(res.body.duration_ms.p95, want.p95)
   })
 
+  test('a range holding whole months reads their monthly histogram and the days at either end: the same figures', async () => {
+    for (const [token, only] of [
+      [p.admin, null],
+      [p.viewer.token, p.viewer.id],
+    ] as const) {
+      const res = await insights('?from=2026-09-20&to=2026-11-03', token)
+      const want = expected(
+        rows().filter((row) => only === null || row.user_id === only),
+        '2026-09-20',
+        '2026-11-03',
+      )
+      expect(res.body.interactions_per_day).toEqual(want.perDay)
+      expectClose(res.body.duration_ms.p50, want.p50)
+      expectClose(res.body.duration_ms.p95, want.p95)
+    }
+    // Exactly one whole month, and a range inside one month.
+    const october = (await insights('?from=2026-10-01&to=2026-10-31')).body
+    const want = expected(rows(), '2026-10-01', '2026-10-31')
+    expectClose(october.duration_ms.p95, want.p95)
+    const inside = (await insights('?from=2026-10-05&to=2026-10-09')).body
+    expectClose(inside.duration_ms.p50, expected(rows(), '2026-10-05', '2026-10-09').p50)
+  })
+
   test('members: their own interactions only', async () => {
     const res = await insights('?from=2026-10-01&to=2026-10-20', p.viewer.token)
     const want = expected(
@@ -134,6 +157,16 @@ describe('GET /api/insights', () => {
     expect(res.body.active_users_per_day).toEqual(want.active)
     expect(res.body.top_applications).toEqual([])
     expect(res.body.top_tools.every((tool: any) => tool.mcp_server_name === agent)).toBe(true)
+    // A member's calls through the agent: the same figures over their rows only.
+    const mine = await insights(`?from=2026-10-01&to=2026-10-20&agent_name=${agent}`, p.viewer.token)
+    const wantMine = expected(
+      rows().filter((row) => row.kind === 'mcp_tool' && row.api_title === agent && row.user_id === p.viewer.id),
+      '2026-10-01',
+      '2026-10-20',
+    )
+    expect(mine.body.interactions_per_day).toEqual(wantMine.perDay)
+    expectClose(mine.body.duration_ms.p50, wantMine.p50)
+    expectClose(mine.body.duration_ms.p95, wantMine.p95)
     expect((await insights(`?agent_name=${agent}`, p.outsider.token)).status).toBe(404)
     expect((await insights('?agent_name=no-such-agent')).status).toBe(404)
   })

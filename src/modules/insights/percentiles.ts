@@ -3,6 +3,9 @@
 
 const GROWTH = 1.02
 
+/** The bucket of a duration, as migration 0008's triggers compute it in SQL. */
+export const durationBucket = (ms: number): number => (ms < 1 ? 0 : Math.ceil(Math.log(ms) / Math.log(GROWTH)))
+
 /** The duration a bucket stands for: its upper bound, to 0.1 ms (bucket 0 holds everything under 1 ms). */
 export const bucketValueMs = (bucket: number): number => (bucket <= 0 ? 1 : Math.round(GROWTH ** bucket * 10) / 10)
 

@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely'
 export const DURATION_BUCKET_SQL = 'case when {ms} < 1 then 0 else cast(ceil(ln({ms}) / ln(1.02)) as integer) end'
 const bucketOf = (row: 'new' | 'old') => sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', `(${row}.duration_seconds * 1000.0)`))
 const day = (row: 'new' | 'old') => sql.raw(`substr(${row}.created_at, 1, 10)`)
+const month = (row: 'new' | 'old') => sql.raw(`substr(${row}.created_at, 1, 7)`)
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -34,23 +35,51 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('interaction_user_daily_tools_pk', ['user_id', 'day', 'kind', 'api_title', 'action'])
     .modifyEnd(sql`without rowid`)
     .execute()
+  // Durations: the organisation's histogram per day (at most ~900 rows a day however busy), per MCP server or
+  // application title and day (for one agent), and per user and day.
   await db.schema
     .createTable('interaction_daily_durations')
     .addColumn('day', 'text', (c) => c.notNull())
-    .addColumn('api_title', 'text', (c) => c.notNull())
     .addColumn('bucket', 'integer', (c) => c.notNull())
     .addColumn('n', 'integer', (c) => c.notNull())
-    .addPrimaryKeyConstraint('interaction_daily_durations_pk', ['day', 'api_title', 'bucket'])
+    .addPrimaryKeyConstraint('interaction_daily_durations_pk', ['day', 'bucket'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  await db.schema
+    .createTable('interaction_title_daily_durations')
+    .addColumn('api_title', 'text', (c) => c.notNull())
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'integer', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_title_daily_durations_pk', ['api_title', 'day', 'bucket'])
     .modifyEnd(sql`without rowid`)
     .execute()
   await db.schema
     .createTable('interaction_user_daily_durations')
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('day', 'text', (c) => c.notNull())
-    .addColumn('api_title', 'text', (c) => c.notNull())
     .addColumn('bucket', 'integer', (c) => c.notNull())
     .addColumn('n', 'integer', (c) => c.notNull())
-    .addPrimaryKeyConstraint('interaction_user_daily_durations_pk', ['user_id', 'day', 'api_title', 'bucket'])
+    .addPrimaryKeyConstraint('interaction_user_daily_durations_pk', ['user_id', 'day', 'bucket'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  // The same histograms per calendar month, so a year is read as 12 months (and the days at either end) instead of 365
+  // days of up to ~900 rows each.
+  await db.schema
+    .createTable('interaction_monthly_durations')
+    .addColumn('month', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'integer', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_monthly_durations_pk', ['month', 'bucket'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  await db.schema
+    .createTable('interaction_user_monthly_durations')
+    .addColumn('user_id', 'text', (c) => c.notNull())
+    .addColumn('month', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'integer', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_user_monthly_durations_pk', ['user_id', 'month', 'bucket'])
     .modifyEnd(sql`without rowid`)
     .execute()
   // Active users per day for the organisation: the per-user rollup read by day (for one agent: by day and MCP server).
@@ -71,13 +100,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     group by 1, 2, 3, 4, 5`.execute(db)
   const backfillBucket = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)'))
   await sql`
-    insert into interaction_daily_durations (day, api_title, bucket, n)
-    select substr(created_at, 1, 10), api_title, ${backfillBucket}, count(*) from interactions
+    insert into interaction_daily_durations (day, bucket, n)
+    select substr(created_at, 1, 10), ${backfillBucket}, count(*) from interactions
+    where duration_seconds is not null group by 1, 2`.execute(db)
+  await sql`
+    insert into interaction_title_daily_durations (api_title, day, bucket, n)
+    select api_title, substr(created_at, 1, 10), ${backfillBucket}, count(*) from interactions
     where duration_seconds is not null group by 1, 2, 3`.execute(db)
   await sql`
-    insert into interaction_user_daily_durations (user_id, day, api_title, bucket, n)
-    select user_id, substr(created_at, 1, 10), api_title, ${backfillBucket}, count(*) from interactions
-    where duration_seconds is not null group by 1, 2, 3, 4`.execute(db)
+    insert into interaction_user_daily_durations (user_id, day, bucket, n)
+    select user_id, substr(created_at, 1, 10), ${backfillBucket}, count(*) from interactions
+    where duration_seconds is not null group by 1, 2, 3`.execute(db)
+
+  await sql`
+    insert into interaction_monthly_durations (month, bucket, n)
+    select substr(created_at, 1, 7), ${backfillBucket}, count(*) from interactions
+    where duration_seconds is not null group by 1, 2`.execute(db)
+  await sql`
+    insert into interaction_user_monthly_durations (user_id, month, bucket, n)
+    select user_id, substr(created_at, 1, 7), ${backfillBucket}, count(*) from interactions
+    where duration_seconds is not null group by 1, 2, 3`.execute(db)
 
   await sql`
     create trigger interactions_insights_insert after insert on interactions begin
@@ -87,12 +129,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       insert into interaction_user_daily_tools (user_id, day, kind, api_title, action, n, errors)
         values (new.user_id, ${day('new')}, new.kind, new.api_title, new.action, 1, new.is_error)
         on conflict (user_id, day, kind, api_title, action) do update set n = n + 1, errors = errors + excluded.errors;
-      insert into interaction_daily_durations (day, api_title, bucket, n)
-        select ${day('new')}, new.api_title, ${bucketOf('new')}, 1 where new.duration_seconds is not null
-        on conflict (day, api_title, bucket) do update set n = n + 1;
-      insert into interaction_user_daily_durations (user_id, day, api_title, bucket, n)
-        select new.user_id, ${day('new')}, new.api_title, ${bucketOf('new')}, 1 where new.duration_seconds is not null
-        on conflict (user_id, day, api_title, bucket) do update set n = n + 1;
+      insert into interaction_daily_durations (day, bucket, n)
+        select ${day('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
+        on conflict (day, bucket) do update set n = n + 1;
+      insert into interaction_title_daily_durations (api_title, day, bucket, n)
+        select new.api_title, ${day('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
+        on conflict (api_title, day, bucket) do update set n = n + 1;
+      insert into interaction_user_daily_durations (user_id, day, bucket, n)
+        select new.user_id, ${day('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
+        on conflict (user_id, day, bucket) do update set n = n + 1;
+      insert into interaction_monthly_durations (month, bucket, n)
+        select ${month('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
+        on conflict (month, bucket) do update set n = n + 1;
+      insert into interaction_user_monthly_durations (user_id, month, bucket, n)
+        select new.user_id, ${month('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
+        on conflict (user_id, month, bucket) do update set n = n + 1;
     end`.execute(db)
   await sql`
     create trigger interactions_insights_delete after delete on interactions begin
@@ -101,15 +152,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       update interaction_user_daily_tools set n = n - 1, errors = errors - old.is_error
         where user_id = old.user_id and day = ${day('old')} and kind = old.kind and api_title = old.api_title and action = old.action;
       update interaction_daily_durations set n = n - 1
-        where old.duration_seconds is not null and day = ${day('old')} and api_title = old.api_title and bucket = ${bucketOf('old')};
+        where old.duration_seconds is not null and day = ${day('old')} and bucket = ${bucketOf('old')};
+      update interaction_title_daily_durations set n = n - 1
+        where old.duration_seconds is not null and api_title = old.api_title and day = ${day('old')} and bucket = ${bucketOf('old')};
       update interaction_user_daily_durations set n = n - 1
-        where old.duration_seconds is not null and user_id = old.user_id and day = ${day('old')} and api_title = old.api_title and bucket = ${bucketOf('old')};
+        where old.duration_seconds is not null and user_id = old.user_id and day = ${day('old')} and bucket = ${bucketOf('old')};
+      update interaction_monthly_durations set n = n - 1
+        where old.duration_seconds is not null and month = ${month('old')} and bucket = ${bucketOf('old')};
+      update interaction_user_monthly_durations set n = n - 1
+        where old.duration_seconds is not null and user_id = old.user_id and month = ${month('old')} and bucket = ${bucketOf('old')};
     end`.execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop trigger if exists interactions_insights_insert`.execute(db)
   await sql`drop trigger if exists interactions_insights_delete`.execute(db)
-  for (const table of ['interaction_daily_tools', 'interaction_user_daily_tools', 'interaction_daily_durations', 'interaction_user_daily_durations'])
+  for (const table of [
+    'interaction_daily_tools',
+    'interaction_user_daily_tools',
+    'interaction_daily_durations',
+    'interaction_title_daily_durations',
+    'interaction_user_daily_durations',
+  ])
     await db.schema.dropTable(table).execute()
 }

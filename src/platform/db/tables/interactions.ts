@@ -89,12 +89,27 @@ export interface InteractionUserDailyToolsTable extends InteractionDailyToolsTab
 /** Migration 0008: how many calls of a day took up to 1.02^bucket ms (bucket 0: under 1 ms). */
 export interface InteractionDailyDurationsTable {
   day: string
-  api_title: string
   bucket: number
   n: number
 }
 
+/** The same per MCP server or application title (insights for one agent). */
+export interface InteractionTitleDailyDurationsTable extends InteractionDailyDurationsTable {
+  api_title: string
+}
+
 export interface InteractionUserDailyDurationsTable extends InteractionDailyDurationsTable {
+  user_id: string
+}
+
+/** Migration 0008: the duration histogram per calendar month (`2026-11`). */
+export interface InteractionMonthlyDurationsTable {
+  month: string
+  bucket: number
+  n: number
+}
+
+export interface InteractionUserMonthlyDurationsTable extends InteractionMonthlyDurationsTable {
   user_id: string
 }
 
@@ -107,5 +122,8 @@ export interface InteractionsTables {
   interaction_daily_tools: InteractionDailyToolsTable
   interaction_user_daily_tools: InteractionUserDailyToolsTable
   interaction_daily_durations: InteractionDailyDurationsTable
+  interaction_title_daily_durations: InteractionTitleDailyDurationsTable
   interaction_user_daily_durations: InteractionUserDailyDurationsTable
+  interaction_monthly_durations: InteractionMonthlyDurationsTable
+  interaction_user_monthly_durations: InteractionUserMonthlyDurationsTable
 }

@@ -1,0 +1,303 @@
+// Insights benchmark (issue 18): GET /api/insights over 1,000,000 interactions spread across 50 users and a year, for
+// an admin (the organisation) and a member, against the naive computation of the same figures from the interaction
+// rows (GROUP BY per day and kind, per tool, per application, errors, distinct users per day, every duration sorted
+// for the percentiles), same database file, same run; the answers are checked equal (percentiles within 2 %). Then
+// GET /api/auth/me throughput and p99 while one client loops the member's full-year insights, against the same load
+// without it.
+//
+//   bun scripts/bench/insights.ts [--rows 1000000] [--users 50] [--reps 5] [--duration 5] [--json FILE]
+//
+// Targets: insights ≥ 100× faster than the naive computation, for admins and members; auth/me keeps ≥ 50 % of its
+// undisturbed throughput and a p99 under 25 ms while insights loop.
+import { Database as Sqlite } from 'bun:sqlite'
+import type { Subprocess } from 'bun'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { benchLicense, intOption } from './lib.ts'
+
+const { values: opts } = parseArgs({
+  args: process.argv.slice(2),
+  strict: true,
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    users: { type: 'string', default: '50' },
+    reps: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '5' },
+    json: { type: 'string' },
+  },
+})
+const ROWS = intOption(opts.rows!, '--rows')
+const USERS = intOption(opts.users!, '--users')
+const REPS = intOption(opts.reps!, '--reps')
+const DURATION = intOption(opts.duration!, '--duration')
+const ROOT = join(import.meta.dir, '..', '..')
+const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
+const PASSWORD = 'a long enough bench password'
+const DAY_MS = 86_400_000
+const dir = mkdtempSync(join(tmpdir(), 'agentbox-bench-insights-'))
+const children = new Set<Subprocess>()
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const json = await res.json()
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
+  return json
+}
+async function startServer(): Promise<{ base: string; proc: Subprocess }> {
+  const port = await freePort()
+  const proc = Bun.spawn(
+    [process.execPath, join(ROOT, 'src', 'main.ts'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', join(dir, 'data')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
+      stdout: 'ignore',
+      stderr: 'inherit',
+    },
+  )
+  children.add(proc)
+  const base = `http://127.0.0.1:${port}`
+  for (const deadline = performance.now() + 20_000; performance.now() < deadline; await Bun.sleep(20))
+    if (
+      await fetch(`${base}/api/health/live`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { base, proc }
+  throw new Error('server not ready')
+}
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+// ------------------------------------------------------------------------------------------------ data
+
+let server = await startServer()
+await call(server.base, 'POST', '/api/tenant/setup', SETUP_TOKEN, {
+  license_token: benchLicense({ seats: USERS + 10 }),
+  admin_email: 'admin@example.com',
+  admin_name: 'Ada Admin',
+  admin_password: PASSWORD,
+})
+const { access_token: ADMIN } = await call(server.base, 'POST', '/api/auth/login', '', { email: 'admin@example.com', password: PASSWORD })
+await call(server.base, 'POST', '/api/users', ADMIN, { email: 'member0@example.com', name: 'Member 0', password: PASSWORD, role: 'member' })
+server.proc.kill('SIGTERM')
+await server.proc.exited
+
+const dbPath = join(dir, 'data', 'agentbox.db')
+const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
+const firstDay = today - 364 * DAY_MS
+const memberId = (() => {
+  const db = new Sqlite(dbPath)
+  const id = (db.query("SELECT id FROM users WHERE email = 'member0@example.com'").get() as { id: string }).id
+  // The other members exist as rows only: nobody signs in as them.
+  const insert = db.query(
+    "INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, ?, 'member', NULL, 1, 0, ?, ?)",
+  )
+  const now = new Date().toISOString()
+  for (let i = 1; i < USERS; i++) insert.run(Bun.randomUUIDv7(), `member${i}@example.com`, `Member ${i}`, now, now)
+  db.close()
+  return id
+})()
+
+console.log(`loading ${ROWS.toLocaleString('en-US')} interactions over ${USERS} users and a year (triggers live)`)
+const loadStarted = performance.now()
+{
+  const db = new Sqlite(dbPath)
+  db.run('PRAGMA synchronous = OFF')
+  const users = (db.query("SELECT id FROM users WHERE kind = 'person' AND role = 'member'").all() as { id: string }[]).map((row) => row.id)
+  const insert = db.query(
+    `INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, duration_seconds, client_source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'bench', ?)`,
+  )
+  for (let from = 0; from < ROWS; from += 50_000) {
+    db.transaction(() => {
+      for (let i = from; i < Math.min(ROWS, from + 50_000); i++) {
+        const at = firstDay + Math.floor((i / ROWS) * 365 * DAY_MS)
+        const mcp = i % 5 !== 0
+        const user = (i * 7919 + (i >> 7)) % users.length
+        // Like an organisation: each person works with one MCP server and three of its tools, and one application.
+        insert.run(
+          Bun.randomUUIDv7(),
+          users[user]!,
+          mcp ? 'mcp_tool' : 'api_action',
+          mcp ? `server-${user % 6}` : `App ${user % 4}`,
+          mcp ? `tool_${(user + (i % 3)) % 40}` : `op_${i % 2}`,
+          i % 50 === 0 ? 1 : 0,
+          i % 10 === 0 ? null : ((i * 2654435761) % 5000) / 1000 + 0.001,
+          new Date(at).toISOString(),
+        )
+      }
+    })()
+  }
+  db.run('PRAGMA optimize')
+  db.close()
+}
+console.log(`  loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`)
+
+// ------------------------------------------------------------------------------------------------ naive vs insights
+
+const FROM = new Date(firstDay).toISOString().slice(0, 10)
+const TO = new Date(today).toISOString().slice(0, 10)
+
+function naive(userId: string | null) {
+  const db = new Sqlite(dbPath, { readonly: true })
+  const who = userId === null ? '' : 'AND user_id = $user'
+  const args = { $from: `${FROM}T00:00:00.000Z`, $to: `${TO}T99`, ...(userId === null ? {} : { $user: userId }) }
+  const perDay = db
+    .query(`SELECT substr(created_at, 1, 10) AS day, kind, count(*) AS n FROM interactions WHERE created_at >= $from AND created_at < $to ${who} GROUP BY 1, 2`)
+    .all(args) as { day: string; kind: string; n: number }[]
+  const tools = db
+    .query(
+      `SELECT api_title, action, count(*) AS n FROM interactions WHERE kind = 'mcp_tool' AND created_at >= $from AND created_at < $to ${who} GROUP BY 1, 2 ORDER BY n DESC, api_title, action LIMIT 10`,
+    )
+    .all(args) as { api_title: string; action: string; n: number }[]
+  const apps = db
+    .query(
+      `SELECT api_title, count(*) AS n FROM interactions WHERE kind = 'api_action' AND created_at >= $from AND created_at < $to ${who} GROUP BY 1 ORDER BY n DESC, api_title LIMIT 10`,
+    )
+    .all(args) as { api_title: string; n: number }[]
+  const errors = db.query(`SELECT count(*) AS n, sum(is_error) AS e FROM interactions WHERE created_at >= $from AND created_at < $to ${who}`).get(args) as {
+    n: number
+    e: number
+  }
+  const active = db
+    .query(
+      `SELECT substr(created_at, 1, 10) AS day, count(DISTINCT user_id) AS n FROM interactions WHERE created_at >= $from AND created_at < $to ${who} GROUP BY 1`,
+    )
+    .all(args) as { day: string; n: number }[]
+  const durations = (
+    db
+      .query(
+        `SELECT duration_seconds * 1000.0 AS ms FROM interactions WHERE duration_seconds IS NOT NULL AND created_at >= $from AND created_at < $to ${who} ORDER BY 1`,
+      )
+      .all(args) as { ms: number }[]
+  ).map((row) => row.ms)
+  db.close()
+  const rank = (p: number) => durations[Math.max(1, Math.ceil((p / 100) * durations.length)) - 1] ?? null
+  return { perDay, tools, apps, errorRate: Math.round((errors.e / errors.n) * 10_000) / 10_000, active, p50: rank(50), p95: rank(95) }
+}
+
+function check(label: string, fast: any, slow: ReturnType<typeof naive>): void {
+  const problems: string[] = []
+  const days = new Map<string, { mcp_tool: number; api_action: number }>()
+  for (const row of slow.perDay) days.set(row.day, { ...(days.get(row.day) ?? { mcp_tool: 0, api_action: 0 }), [row.kind]: row.n })
+  for (const day of fast.interactions_per_day) {
+    const want = days.get(day.date) ?? { mcp_tool: 0, api_action: 0 }
+    if (day.mcp_tool !== want.mcp_tool || day.api_action !== want.api_action) problems.push(`per day ${day.date}`)
+  }
+  const activeWant = new Map(slow.active.map((row) => [row.day, row.n]))
+  for (const day of fast.active_users_per_day) if (day.count !== (activeWant.get(day.date) ?? 0)) problems.push(`active ${day.date}`)
+  if (
+    JSON.stringify(fast.top_tools.map((t: any) => [t.mcp_server_name, t.tool_name, t.count])) !==
+    JSON.stringify(slow.tools.map((t) => [t.api_title, t.action, t.n]))
+  )
+    problems.push('top tools')
+  if (JSON.stringify(fast.top_applications.map((a: any) => [a.api_title, a.count])) !== JSON.stringify(slow.apps.map((a) => [a.api_title, a.n])))
+    problems.push('top applications')
+  if (fast.error_rate !== slow.errorRate) problems.push(`error rate ${fast.error_rate} vs ${slow.errorRate}`)
+  for (const [name, exact] of [
+    ['p50', slow.p50],
+    ['p95', slow.p95],
+  ] as const) {
+    const got = fast.duration_ms[name]
+    if (exact === null ? got !== null : !(got >= exact - 0.05 && got <= Math.max(exact * 1.02 + 0.05, 1))) problems.push(`${name} ${got} vs ${exact}`)
+  }
+  if (problems.length > 0) {
+    console.error(`${label}: insights differ from the rows: ${problems.slice(0, 10).join('; ')}`)
+    process.exit(1)
+  }
+}
+
+server = await startServer()
+const { access_token: ADMIN2 } = await call(server.base, 'POST', '/api/auth/login', '', { email: 'admin@example.com', password: PASSWORD })
+const { access_token: MEMBER } = await call(server.base, 'POST', '/api/auth/login', '', { email: 'member0@example.com', password: PASSWORD })
+const query = `/api/insights?from=${FROM}&to=${TO}`
+const result: Record<string, unknown> = {
+  machine: `${process.platform} ${process.arch}, ${navigator.hardwareConcurrency} cores`,
+  date: new Date().toISOString().slice(0, 10),
+  rows: ROWS,
+  users: USERS,
+}
+for (const [label, token, userId] of [
+  ['admin', ADMIN2, null],
+  ['member', MEMBER, memberId],
+] as const) {
+  await call(server.base, 'GET', query, token) // warm
+  const fastTimes: number[] = []
+  let fast: any
+  for (let i = 0; i < REPS; i++) {
+    const started = performance.now()
+    fast = await call(server.base, 'GET', query, token)
+    fastTimes.push(performance.now() - started)
+  }
+  const slowTimes: number[] = []
+  let slow: ReturnType<typeof naive> | undefined
+  for (let i = 0; i < Math.max(1, Math.ceil(REPS / 2)); i++) {
+    const started = performance.now()
+    slow = naive(userId)
+    slowTimes.push(performance.now() - started)
+  }
+  check(label, fast, slow!)
+  result[label] = {
+    insights_ms: Math.round(median(fastTimes) * 10) / 10,
+    naive_ms: Math.round(median(slowTimes)),
+    speedup: Math.round(median(slowTimes) / median(fastTimes)),
+  }
+  console.log(label, JSON.stringify(result[label]))
+}
+
+// ------------------------------------------------------------------------------------------------ stall
+
+async function meLoad(seconds: number): Promise<{ rps: number; p99: number }> {
+  const latencies: number[] = []
+  const end = performance.now() + seconds * 1000
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now()
+        const res = await fetch(`${server.base}/api/auth/me`, { headers: { authorization: `Bearer ${ADMIN2}` } })
+        await res.arrayBuffer()
+        latencies.push(performance.now() - started)
+      }
+    }),
+  )
+  latencies.sort((a, b) => a - b)
+  return { rps: latencies.length / seconds, p99: latencies[Math.floor(latencies.length * 0.99)]! }
+}
+const quiet = await meLoad(DURATION)
+let looping = true
+let loops = 0
+const looper = (async () => {
+  while (looping) {
+    await call(server.base, 'GET', query, MEMBER)
+    loops++
+  }
+})()
+const busy = await meLoad(DURATION)
+looping = false
+await looper
+result.auth_me = {
+  quiet_rps: Math.round(quiet.rps),
+  quiet_p99_ms: Math.round(quiet.p99 * 100) / 100,
+  with_insights_rps: Math.round(busy.rps),
+  with_insights_p99_ms: Math.round(busy.p99 * 100) / 100,
+  ratio: Math.round((busy.rps / quiet.rps) * 100) / 100,
+  member_insights_per_s: Math.round((loops / DURATION) * 10) / 10,
+}
+console.log(JSON.stringify(result, null, 2))
+if (opts.json) writeFileSync(opts.json, JSON.stringify(result, null, 2))
+process.exit(0)

@@ -1,0 +1,42 @@
+// The insights worker: computes insights on its own read-only connection to the database, so a year of rollups never
+// holds the request thread. One per server, kept while the server runs.
+import { Database as Sqlite } from 'bun:sqlite'
+import { Kysely } from 'kysely'
+import { BunSqliteDialect } from 'kysely-bun-sqlite'
+import type { Database } from '../../platform/db/schema.ts'
+import { computeInsights, type InsightsScope } from './compute.ts'
+
+declare const self: Worker
+
+let db: Kysely<Database> | null = null
+/** Rest as long as each round worked: at most about half a core for analytics (compute.ts). */
+const REST_RATIO = 1
+
+interface Job {
+  id: number
+  path: string
+  scope: InsightsScope
+  fromMs: number
+  toMs: number
+}
+
+self.onmessage = async (event: MessageEvent<Job | { close: true }>) => {
+  if ('close' in event.data) {
+    await db?.destroy()
+    return process.exit(0)
+  }
+  const job = event.data
+  try {
+    if (!db) {
+      const connection = new Sqlite(job.path, { readonly: true, strict: true })
+      connection.run('PRAGMA busy_timeout = 1000')
+      // bun:sqlite's cached statements, as the server's own connections use them (platform/db/database.ts).
+      db = new Kysely<Database>({
+        dialect: new BunSqliteDialect({ database: { prepare: (sql: string) => connection.query(sql), close: () => connection.close() } as unknown as Sqlite }),
+      })
+    }
+    self.postMessage({ id: job.id, ok: true, insights: await computeInsights(db, job.scope, job.fromMs, job.toMs, REST_RATIO) })
+  } catch (error) {
+    self.postMessage({ id: job.id, ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
+  }
+}
