@@ -83,6 +83,10 @@ function expected(all: Row[], from: string, to: string) {
   }
 }
 
+const sortTools = (tools: { mcp_server_name?: string; tool_name?: string; count: number }[]) =>
+  [...tools].sort((a, b) => b.count - a.count || (`${a.mcp_server_name}\n${a.tool_name}` < `${b.mcp_server_name}\n${b.tool_name}` ? -1 : 1))
+const sortApps = (apps: { api_title: string; count: number }[]) => [...apps].sort((a, b) => b.count - a.count || (a.api_title < b.api_title ? -1 : 1))
+
 function expectClose(actual: number | null, exact: number | null): void {
   if (exact === null) return expect(actual).toBeNull()
   // The histogram answers its bucket's upper bound: at or above the exact value, within 2 % (and 1 ms under 1 ms).
@@ -122,6 +126,10 @@ describe('GET /api/insights', () => {
         '2026-11-03',
       )
       expect(res.body.interactions_per_day).toEqual(want.perDay)
+      expect(res.body.active_users_per_day).toEqual(want.active)
+      expect(res.body.error_rate).toBe(want.errorRate)
+      expect(res.body.top_tools).toEqual(sortTools(want.tools).slice(0, 10))
+      expect(res.body.top_applications).toEqual(sortApps(want.apps))
       expectClose(res.body.duration_ms.p50, want.p50)
       expectClose(res.body.duration_ms.p95, want.p95)
     }

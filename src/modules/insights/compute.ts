@@ -70,7 +70,19 @@ export async function computeInsights(db: Kysely<Database>, scope: InsightsScope
   let total = 0
   let errors = 0
 
+  const organisationWide = scope.userId === null && scope.agent === null
+  const countTool = (row: { kind: string; api_title: string; action: string; n: number }) => {
+    const n = Number(row.n)
+    if (n <= 0) return
+    if (row.kind === 'mcp_tool') {
+      const key = `${row.api_title}\n${row.action}`
+      const tool = tools.get(key) ?? { tool_name: row.action, mcp_server_name: row.api_title, count: 0 }
+      tool.count += n
+      tools.set(key, tool)
+    } else applications.set(row.api_title, (applications.get(row.api_title) ?? 0) + n)
+  }
   const whole = scope.agent === null ? wholeMonths(fromMs, toMs) : null
+  if (whole && organisationWide) for (const row of await monthlyToolRows(db, whole.firstMonth, whole.lastMonth)) countTool(row)
   if (whole)
     for (const row of await monthlyDurationRows(db, scope, whole.firstMonth, whole.lastMonth)) {
       const n = Number(row.n)
@@ -83,20 +95,29 @@ export async function computeInsights(db: Kysely<Database>, scope: InsightsScope
     const began = performance.now()
     const first = dayKey(start)
     const last = dayKey(Math.min(start + (chunkDays - 1) * DAY_MS, toMs))
-    for (const row of await toolRows(db, scope, first, last)) {
-      const n = Number(row.n)
-      if (n <= 0) continue
-      const day = perDay.get(row.day) ?? { mcp_tool: 0, api_action: 0 }
-      day[row.kind] += n
-      perDay.set(row.day, day)
-      total += n
-      errors += Number(row.errors)
-      if (row.kind === 'mcp_tool') {
-        const key = `${row.api_title}\n${row.action}`
-        const tool = tools.get(key) ?? { tool_name: row.action, mcp_server_name: row.api_title, count: 0 }
-        tool.count += n
-        tools.set(key, tool)
-      } else applications.set(row.api_title, (applications.get(row.api_title) ?? 0) + n)
+    if (organisationWide) {
+      // The per-day figures from (day, kind); tools and applications of the days outside whole months.
+      for (const row of await dailyKindRows(db, first, last)) {
+        const n = Number(row.n)
+        if (n <= 0) continue
+        const day = perDay.get(row.day) ?? { mcp_tool: 0, api_action: 0 }
+        day[row.kind] += n
+        perDay.set(row.day, day)
+        total += n
+        errors += Number(row.errors)
+      }
+      for (const [from, to] of outside(first, last, whole)) for (const row of await toolRows(db, scope, from, to)) countTool(row)
+    } else {
+      for (const row of await toolRows(db, scope, first, last)) {
+        const n = Number(row.n)
+        if (n <= 0) continue
+        const day = perDay.get(row.day) ?? { mcp_tool: 0, api_action: 0 }
+        day[row.kind] += n
+        perDay.set(row.day, day)
+        total += n
+        errors += Number(row.errors)
+        countTool(row)
+      }
     }
     // Durations of whole months come from the monthly histogram (below); only the days outside them are read here.
     for (const [from, to] of outside(first, last, whole))
@@ -104,7 +125,8 @@ export async function computeInsights(db: Kysely<Database>, scope: InsightsScope
         const n = Number(row.n)
         if (n > 0) durations.set(row.bucket, (durations.get(row.bucket) ?? 0) + n)
       }
-    for (const row of await activeUserRows(db, scope, first, last)) active.set(row.day, Number(row.count))
+    for (const row of await (organisationWide ? dailyActiveRows(db, first, last) : activeUserRows(db, scope, first, last)))
+      active.set(row.day, Number(row.count))
     for (const row of await runRows(db, scope, first, last)) runs[row.status] += Number(row.count)
     const took = performance.now() - began
     rest = took * restRatio
@@ -327,5 +349,33 @@ function monthlyDurationRows(db: Kysely<Database>, scope: InsightsScope, firstMo
     .where('month', '>=', firstMonth)
     .where('month', '<=', lastMonth)
     .groupBy('bucket')
+    .execute()
+}
+
+/** The organisation's calls and failures per day and kind. */
+function dailyKindRows(db: Kysely<Database>, first: string, last: string) {
+  return db.selectFrom('interaction_daily_kinds').select(['day', 'kind', 'n', 'errors']).where('day', '>=', first).where('day', '<=', last).execute()
+}
+
+/** The organisation's calls per tool or operation over whole months. */
+function monthlyToolRows(db: Kysely<Database>, firstMonth: string, lastMonth: string) {
+  return db
+    .selectFrom('interaction_monthly_tools')
+    .select((eb) => ['kind', 'api_title', 'action', eb.fn.sum<number>('n').as('n')])
+    .where('month', '>=', firstMonth)
+    .where('month', '<=', lastMonth)
+    .groupBy(['kind', 'api_title', 'action'])
+    .execute()
+}
+
+/** How many people made at least one call, per day, for the organisation. */
+function dailyActiveRows(db: Kysely<Database>, first: string, last: string): Promise<{ day: string; count: number }[]> {
+  return db
+    .selectFrom('interaction_daily_active')
+    .select((eb) => ['day', eb.fn.countAll<number>().as('count')])
+    .where('day', '>=', first)
+    .where('day', '<=', last)
+    .where('n', '>', 0)
+    .groupBy('day')
     .execute()
 }

@@ -35,6 +35,37 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('interaction_user_daily_tools_pk', ['user_id', 'day', 'kind', 'api_title', 'action'])
     .modifyEnd(sql`without rowid`)
     .execute()
+  // For the organisation over long ranges: calls per day and kind (the per-day figures and the error rate), calls per
+  // tool per calendar month (a year's top tools read from 12 months and the days at either end), and who was active
+  // on each day.
+  await db.schema
+    .createTable('interaction_daily_kinds')
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addColumn('errors', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_daily_kinds_pk', ['day', 'kind'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  await db.schema
+    .createTable('interaction_monthly_tools')
+    .addColumn('month', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('api_title', 'text', (c) => c.notNull())
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addColumn('errors', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_monthly_tools_pk', ['month', 'kind', 'api_title', 'action'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
+  await db.schema
+    .createTable('interaction_daily_active')
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('user_id', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('interaction_daily_active_pk', ['day', 'user_id'])
+    .modifyEnd(sql`without rowid`)
+    .execute()
   // Durations: the organisation's histogram per day (at most ~900 rows a day however busy), per MCP server or
   // application title and day (for one agent), and per user and day.
   await db.schema
@@ -113,6 +144,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     where duration_seconds is not null group by 1, 2, 3`.execute(db)
 
   await sql`
+    insert into interaction_daily_kinds (day, kind, n, errors)
+    select substr(created_at, 1, 10), kind, count(*), sum(is_error) from interactions group by 1, 2`.execute(db)
+  await sql`
+    insert into interaction_monthly_tools (month, kind, api_title, action, n, errors)
+    select substr(created_at, 1, 7), kind, api_title, action, count(*), sum(is_error) from interactions group by 1, 2, 3, 4`.execute(db)
+  await sql`
+    insert into interaction_daily_active (day, user_id, n)
+    select substr(created_at, 1, 10), user_id, count(*) from interactions group by 1, 2`.execute(db)
+  await sql`
     insert into interaction_monthly_durations (month, bucket, n)
     select substr(created_at, 1, 7), ${backfillBucket}, count(*) from interactions
     where duration_seconds is not null group by 1, 2`.execute(db)
@@ -123,6 +163,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await sql`
     create trigger interactions_insights_insert after insert on interactions begin
+      insert into interaction_daily_kinds (day, kind, n, errors) values (${day('new')}, new.kind, 1, new.is_error)
+        on conflict (day, kind) do update set n = n + 1, errors = errors + excluded.errors;
+      insert into interaction_monthly_tools (month, kind, api_title, action, n, errors)
+        values (${month('new')}, new.kind, new.api_title, new.action, 1, new.is_error)
+        on conflict (month, kind, api_title, action) do update set n = n + 1, errors = errors + excluded.errors;
+      insert into interaction_daily_active (day, user_id, n) values (${day('new')}, new.user_id, 1)
+        on conflict (day, user_id) do update set n = n + 1;
       insert into interaction_daily_tools (day, kind, api_title, action, n, errors)
         values (${day('new')}, new.kind, new.api_title, new.action, 1, new.is_error)
         on conflict (day, kind, api_title, action) do update set n = n + 1, errors = errors + excluded.errors;
@@ -147,6 +194,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     end`.execute(db)
   await sql`
     create trigger interactions_insights_delete after delete on interactions begin
+      update interaction_daily_kinds set n = n - 1, errors = errors - old.is_error where day = ${day('old')} and kind = old.kind;
+      update interaction_monthly_tools set n = n - 1, errors = errors - old.is_error
+        where month = ${month('old')} and kind = old.kind and api_title = old.api_title and action = old.action;
+      update interaction_daily_active set n = n - 1 where day = ${day('old')} and user_id = old.user_id;
       update interaction_daily_tools set n = n - 1, errors = errors - old.is_error
         where day = ${day('old')} and kind = old.kind and api_title = old.api_title and action = old.action;
       update interaction_user_daily_tools set n = n - 1, errors = errors - old.is_error

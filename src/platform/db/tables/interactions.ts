@@ -102,6 +102,26 @@ export interface InteractionUserDailyDurationsTable extends InteractionDailyDura
   user_id: string
 }
 
+/** Migration 0008: the organisation's calls and failures per day and kind. */
+export interface InteractionDailyKindsTable {
+  day: string
+  kind: InteractionKind
+  n: number
+  errors: number
+}
+
+/** Migration 0008: the organisation's calls per tool or operation and calendar month (`2026-11`). */
+export interface InteractionMonthlyToolsTable extends Omit<InteractionDailyToolsTable, 'day'> {
+  month: string
+}
+
+/** Migration 0008: who made how many calls each day (active users). */
+export interface InteractionDailyActiveTable {
+  day: string
+  user_id: string
+  n: number
+}
+
 /** Migration 0008: the duration histogram per calendar month (`2026-11`). */
 export interface InteractionMonthlyDurationsTable {
   month: string
@@ -125,5 +145,8 @@ export interface InteractionsTables {
   interaction_title_daily_durations: InteractionTitleDailyDurationsTable
   interaction_user_daily_durations: InteractionUserDailyDurationsTable
   interaction_monthly_durations: InteractionMonthlyDurationsTable
+  interaction_daily_kinds: InteractionDailyKindsTable
+  interaction_monthly_tools: InteractionMonthlyToolsTable
+  interaction_daily_active: InteractionDailyActiveTable
   interaction_user_monthly_durations: InteractionUserMonthlyDurationsTable
 }
