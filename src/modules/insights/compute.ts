@@ -56,11 +56,16 @@ const byCountThenName =
   (a: T, b: T) =>
     b.count - a.count || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
 
-/**
- * `restRatio`: after each round, rest this many times as long as the round took (the worker passes 1, so analytics
- * take at most about half a core however hard a client loops them, and requests keep the rest of the machine).
- */
-export async function computeInsights(db: Kysely<Database>, scope: InsightsScope, fromMs: number, toMs: number, restRatio = 0): Promise<Insights> {
+/** Between rounds: how long to wait after a round that took `tookMs` (the worker throttles; default: a turn). */
+export type BetweenRounds = (tookMs: number) => Promise<void>
+
+export async function computeInsights(
+  db: Kysely<Database>,
+  scope: InsightsScope,
+  fromMs: number,
+  toMs: number,
+  betweenRounds: BetweenRounds = () => yieldToEventLoop(),
+): Promise<Insights> {
   const perDay = new Map<string, { mcp_tool: number; api_action: number }>()
   const active = new Map<string, number>()
   const tools = new Map<string, { tool_name: string; mcp_server_name: string; count: number }>()
@@ -89,9 +94,9 @@ export async function computeInsights(db: Kysely<Database>, scope: InsightsScope
       if (n > 0) durations.set(row.bucket, (durations.get(row.bucket) ?? 0) + n)
     }
   let chunkDays = FIRST_CHUNK_DAYS
-  let rest = 0
+  let took = 0
   for (let start = fromMs; start <= toMs; ) {
-    if (start > fromMs) await (rest >= 1 ? Bun.sleep(rest) : yieldToEventLoop())
+    if (start > fromMs) await betweenRounds(took)
     const began = performance.now()
     const first = dayKey(start)
     const last = dayKey(Math.min(start + (chunkDays - 1) * DAY_MS, toMs))
@@ -128,8 +133,7 @@ export async function computeInsights(db: Kysely<Database>, scope: InsightsScope
     for (const row of await (organisationWide ? dailyActiveRows(db, first, last) : activeUserRows(db, scope, first, last)))
       active.set(row.day, Number(row.count))
     for (const row of await runRows(db, scope, first, last)) runs[row.status] += Number(row.count)
-    const took = performance.now() - began
-    rest = took * restRatio
+    took = performance.now() - began
     start += chunkDays * DAY_MS
     if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
     else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))

@@ -9,8 +9,21 @@ import { computeInsights, type InsightsScope } from './compute.ts'
 declare const self: Worker
 
 let db: Kysely<Database> | null = null
-/** Rest as long as each round worked: at most about half a core for analytics (compute.ts). */
-const REST_RATIO = 1
+
+/**
+ * Analytics may take half a core when they come in a stream: once the worker has been busy for more than BURST_MS
+ * of the last second or so, it rests as long as each round worked. A single request runs at full speed; a client
+ * looping the heaviest request leaves the request thread and the machine's other core to everyone else.
+ */
+const BURST_MS = 100
+let busyMs = 0
+let busySince = performance.now()
+async function betweenRounds(tookMs: number): Promise<void> {
+  const now = performance.now()
+  busyMs = busyMs * Math.exp(-(now - busySince) / 1000) + tookMs
+  busySince = now
+  if (busyMs > BURST_MS) await Bun.sleep(tookMs)
+}
 
 interface Job {
   id: number
@@ -35,7 +48,7 @@ self.onmessage = async (event: MessageEvent<Job | { close: true }>) => {
         dialect: new BunSqliteDialect({ database: { prepare: (sql: string) => connection.query(sql), close: () => connection.close() } as unknown as Sqlite }),
       })
     }
-    self.postMessage({ id: job.id, ok: true, insights: await computeInsights(db, job.scope, job.fromMs, job.toMs, REST_RATIO) })
+    self.postMessage({ id: job.id, ok: true, insights: await computeInsights(db, job.scope, job.fromMs, job.toMs, betweenRounds) })
   } catch (error) {
     self.postMessage({ id: job.id, ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
   }
