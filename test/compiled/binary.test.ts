@@ -259,11 +259,13 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     }
   })
 
-  test('insights are computed in the insights worker inside the binary, and count the API action just made', async () => {
+  test('insights are computed in the insights worker inside the binary, and count the two API actions just made', async () => {
     const res = await http(server, 'GET', '/api/insights', { token: adminToken })
     expect(res.status).toBe(200)
-    expect(res.body.top_applications).toEqual([{ api_title: 'Compiled Check', count: 1 }])
-    expect(res.body.interactions_per_day.at(-1).api_action).toBe(1)
+    // The refused call (502) and the one that reached the upstream; dry runs and 422s are not recorded.
+    expect(res.body.top_applications).toEqual([{ api_title: 'Compiled Check', count: 2 }])
+    expect(res.body.interactions_per_day.at(-1).api_action).toBe(2)
+    expect(res.body.error_rate).toBe(0.5)
     expect(res.body.duration_ms.p50).toBeGreaterThan(0)
   })
 
