@@ -1,5 +1,6 @@
 // Group commit for the interaction store: inserts that arrive while one commits share the next transaction.
 import type { CompiledQuery, Kysely } from 'kysely'
+import { rollUpInsights } from '../../platform/db/insights-rollups.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
 
@@ -85,21 +86,33 @@ export class GroupCommitInserts {
 
   async #commit(batch: Pending[]): Promise<void> {
     try {
-      await this.#db.transaction().execute(async (trx) => {
-        for (const { row } of batch) await trx.executeQuery(this.#query(row))
-      })
+      await this.#commitRows(batch.map((pending) => pending.row))
       for (const pending of batch) pending.resolve()
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error)
       // The whole batch rolled back; commit each row alone so that only a faulty row fails, with its own error.
       for (const pending of batch) {
         try {
-          await this.#db.executeQuery(this.#query(pending.row))
+          await this.#commitRows([pending.row])
           pending.resolve()
         } catch (rowError) {
           pending.reject(rowError)
         }
       }
     }
+  }
+
+  /** The rows and the insights rollups that count them, in one transaction (the summary's rollups are triggers). */
+  async #commitRows(rows: InteractionsTable[]): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      let first = Number.POSITIVE_INFINITY
+      let last = 0
+      for (const row of rows) {
+        const rowid = Number((await trx.executeQuery(this.#query(row))).insertId)
+        first = Math.min(first, rowid)
+        last = Math.max(last, rowid)
+      }
+      await rollUpInsights(trx, first, last)
+    })
   }
 }

@@ -1,5 +1,6 @@
-// 0008: rollups for insights (issue 18): per day (and per user and day), counts and errors per tool or operation, and
-// a histogram of durations; indexes for workflow runs by start time. Kept exact by triggers, like 0002 and 0006.
+// 0008: rollups for insights (issue 18): calls and errors per day and kind, per tool by day and month, per user; active
+// users per day; duration histograms by day and month; indexes for workflow runs by start time. Filled from the rows
+// at migration, then kept exact by the group commit (inserts) and a delete trigger (retention).
 import { sql, type Kysely } from 'kysely'
 
 /**
@@ -161,37 +162,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     select user_id, substr(created_at, 1, 7), ${backfillBucket}, count(*) from interactions
     where duration_seconds is not null group by 1, 2, 3`.execute(db)
 
-  await sql`
-    create trigger interactions_insights_insert after insert on interactions begin
-      insert into interaction_daily_kinds (day, kind, n, errors) values (${day('new')}, new.kind, 1, new.is_error)
-        on conflict (day, kind) do update set n = n + 1, errors = errors + excluded.errors;
-      insert into interaction_monthly_tools (month, kind, api_title, action, n, errors)
-        values (${month('new')}, new.kind, new.api_title, new.action, 1, new.is_error)
-        on conflict (month, kind, api_title, action) do update set n = n + 1, errors = errors + excluded.errors;
-      insert into interaction_daily_active (day, user_id, n) values (${day('new')}, new.user_id, 1)
-        on conflict (day, user_id) do update set n = n + 1;
-      insert into interaction_daily_tools (day, kind, api_title, action, n, errors)
-        values (${day('new')}, new.kind, new.api_title, new.action, 1, new.is_error)
-        on conflict (day, kind, api_title, action) do update set n = n + 1, errors = errors + excluded.errors;
-      insert into interaction_user_daily_tools (user_id, day, kind, api_title, action, n, errors)
-        values (new.user_id, ${day('new')}, new.kind, new.api_title, new.action, 1, new.is_error)
-        on conflict (user_id, day, kind, api_title, action) do update set n = n + 1, errors = errors + excluded.errors;
-      insert into interaction_daily_durations (day, bucket, n)
-        select ${day('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
-        on conflict (day, bucket) do update set n = n + 1;
-      insert into interaction_title_daily_durations (api_title, day, bucket, n)
-        select new.api_title, ${day('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
-        on conflict (api_title, day, bucket) do update set n = n + 1;
-      insert into interaction_user_daily_durations (user_id, day, bucket, n)
-        select new.user_id, ${day('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
-        on conflict (user_id, day, bucket) do update set n = n + 1;
-      insert into interaction_monthly_durations (month, bucket, n)
-        select ${month('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
-        on conflict (month, bucket) do update set n = n + 1;
-      insert into interaction_user_monthly_durations (user_id, month, bucket, n)
-        select new.user_id, ${month('new')}, ${bucketOf('new')}, 1 where new.duration_seconds is not null
-        on conflict (user_id, month, bucket) do update set n = n + 1;
-    end`.execute(db)
+  // Inserts are counted in by the group commit, one aggregated upsert per rollup and batch (platform/db/
+  // insights-rollups.ts); per-row triggers cost ~110 µs per recorded interaction. Deletes (retention, a few batches a
+  // day) are taken out here, row by row, with the same bucket SQL.
   await sql`
     create trigger interactions_insights_delete after delete on interactions begin
       update interaction_daily_kinds set n = n - 1, errors = errors - old.is_error where day = ${day('old')} and kind = old.kind;
@@ -216,7 +189,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop trigger if exists interactions_insights_insert`.execute(db)
   await sql`drop trigger if exists interactions_insights_delete`.execute(db)
   for (const table of [
     'interaction_daily_tools',
