@@ -130,8 +130,10 @@ export async function computeInsights(
         const n = Number(row.n)
         if (n > 0) durations.set(row.bucket, (durations.get(row.bucket) ?? 0) + n)
       }
-    for (const row of await (organisationWide ? dailyActiveRows(db, first, last) : activeUserRows(db, scope, first, last)))
-      active.set(row.day, Number(row.count))
+    // One person is active on the days they made calls, which perDay already knows; only the organisation asks.
+    if (scope.userId === null)
+      for (const row of await (organisationWide ? dailyActiveRows(db, first, last) : agentActiveRows(db, scope.agent!.name, first, last)))
+        active.set(row.day, Number(row.count))
     for (const row of await runRows(db, scope, first, last)) runs[row.status] += Number(row.count)
     took = performance.now() - began
     start += chunkDays * DAY_MS
@@ -141,6 +143,7 @@ export async function computeInsights(
 
   const days: string[] = []
   for (let ms = fromMs; ms <= toMs; ms += DAY_MS) days.push(dayKey(ms))
+  if (scope.userId !== null) for (const [day, counts] of perDay) if (counts.mcp_tool + counts.api_action > 0) active.set(day, 1)
   return {
     from: dayKey(fromMs),
     to: dayKey(toMs),
@@ -231,27 +234,16 @@ async function durationRows(db: Kysely<Database>, scope: InsightsScope, first: s
   return [...histogram].map(([bucket, n]) => ({ bucket, n }))
 }
 
-function activeUserRows(db: Kysely<Database>, scope: InsightsScope, first: string, last: string): Promise<{ day: string; count: number }[]> {
-  if (scope.agent !== null) {
-    return db
-      .selectFrom('interaction_user_daily_tools')
-      .select((eb) => ['day', eb.fn.count<number>('user_id').distinct().as('count')])
-      .where('day', '>=', first)
-      .where('day', '<=', last)
-      .where('api_title', '=', scope.agent.name)
-      .where('kind', '=', 'mcp_tool')
-      .where('n', '>', 0)
-      .$if(scope.userId !== null, (qb) => qb.where('user_id', '=', scope.userId!))
-      .groupBy('day')
-      .execute()
-  }
+/** How many people called the agent's MCP server, per day. */
+function agentActiveRows(db: Kysely<Database>, agentName: string, first: string, last: string): Promise<{ day: string; count: number }[]> {
   return db
-    .selectFrom('interaction_user_daily_usage')
+    .selectFrom('interaction_user_daily_tools')
     .select((eb) => ['day', eb.fn.count<number>('user_id').distinct().as('count')])
     .where('day', '>=', first)
     .where('day', '<=', last)
+    .where('api_title', '=', agentName)
+    .where('kind', '=', 'mcp_tool')
     .where('n', '>', 0)
-    .$if(scope.userId !== null, (qb) => qb.where('user_id', '=', scope.userId!))
     .groupBy('day')
     .execute()
 }
