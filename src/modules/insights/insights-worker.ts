@@ -11,11 +11,11 @@ declare const self: Worker
 let db: Kysely<Database> | null = null
 
 /**
- * Analytics may take half a core when they come in a stream: once the worker has been busy for more than BURST_MS
+ * Analytics may take half a core when they come in a stream: once the worker has been busy for more than BURST_MS (300 ms)
  * of the last second or so, it rests as long as each round worked. A single request runs at full speed; a client
  * looping the heaviest request leaves the request thread and the machine's other core to everyone else.
  */
-const BURST_MS = 100
+const BURST_MS = 300
 let busyMs = 0
 let busySince = performance.now()
 async function betweenRounds(tookMs: number): Promise<void> {
