@@ -1,6 +1,6 @@
 // What a dry run answers: the document's example for the operation's success response, or a value made from its
 // schema. Bounded: a recursive or huge response schema gives a small sample, never a walk of the whole document.
-import { isObject, localRefTokens, valueAt } from './pointer.ts'
+import { followRefs, isObject } from './pointer.ts'
 
 export interface SampleResponse {
   status: number
@@ -13,16 +13,6 @@ const MAX_DEPTH = 8
 const MAX_PROPERTIES = 25
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/i
-
-function follow(document: Record<string, unknown>, value: unknown, seen?: Set<string>): unknown {
-  let node = value
-  for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
-    seen?.add(node.$ref)
-    const tokens = localRefTokens(node.$ref)
-    node = tokens ? valueAt(document, tokens) : undefined
-  }
-  return node
-}
 
 function sampleString(format: unknown): string {
   switch (format) {
@@ -52,7 +42,7 @@ export function sampleFromSchema(document: Record<string, unknown>, schema: unkn
     if (isObject(node) && typeof node.$ref === 'string') {
       if (refs.includes(node.$ref)) return null
       path.push(node.$ref)
-      node = follow(document, node)
+      node = followRefs(document, node)
     }
     if (!isObject(node)) return null
     if (Array.isArray(node.examples) && node.examples.length > 0) return node.examples[0]
@@ -102,19 +92,19 @@ function successStatus(responses: Record<string, unknown>): { key: string; statu
 }
 
 export function sampleResponse(document: Record<string, unknown>, operation: Record<string, unknown>): SampleResponse {
-  const responses = follow(document, operation.responses)
+  const responses = followRefs(document, operation.responses)
   const chosen = isObject(responses) ? successStatus(responses) : null
   if (!chosen || !isObject(responses)) return { status: 200, content_type: null, body: null }
-  const response = follow(document, responses[chosen.key])
+  const response = followRefs(document, responses[chosen.key])
   const content = isObject(response) && isObject(response.content) ? response.content : {}
   const types = Object.keys(content)
   const contentType = types.find((type) => JSON_TYPE.test(type)) ?? types[0]
   if (contentType === undefined) return { status: chosen.status === 204 ? 204 : chosen.status, content_type: null, body: null }
-  const media = follow(document, content[contentType])
+  const media = followRefs(document, content[contentType])
   if (!isObject(media)) return { status: chosen.status, content_type: contentType, body: null }
   if (media.example !== undefined) return { status: chosen.status, content_type: contentType, body: media.example }
   if (isObject(media.examples)) {
-    const first = follow(document, Object.values(media.examples)[0])
+    const first = followRefs(document, Object.values(media.examples)[0])
     if (isObject(first) && first.value !== undefined) return { status: chosen.status, content_type: contentType, body: first.value }
   }
   return { status: chosen.status, content_type: contentType, body: sampleFromSchema(document, media.schema) }

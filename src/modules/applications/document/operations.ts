@@ -2,7 +2,7 @@
 // body as `body`), where each argument goes in the request, the security it needs and a sample answer for dry runs.
 import { createHash } from 'node:crypto'
 import { sampleResponse, type SampleResponse } from './examples.ts'
-import { isObject, localRefTokens, pointerOf, valueAt } from './pointer.ts'
+import { followRefs, isObject, pointerOf } from './pointer.ts'
 import type { ImportWarning } from './read.ts'
 import { noteScope, readRequirements, type DeclaredScope, type SecurityRequirement } from './security.ts'
 import { ToolSchemaConverter, truncateText, SCHEMA_DESCRIPTION_MAX, type JsonSchema } from './tool-schema.ts'
@@ -49,15 +49,6 @@ const BODY_TYPE_PREFERENCE = [
 // OpenAPI: header parameters with these names SHALL be ignored (the client or the credential sets them).
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
 
-function follow(document: Record<string, unknown>, value: unknown): unknown {
-  let node = value
-  for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
-    const tokens = localRefTokens(node.$ref)
-    node = tokens ? valueAt(document, tokens) : undefined
-  }
-  return node
-}
-
 const hash8 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 8)
 
 /** `method_path` with every run of other characters as one `_`; long ones keep their head and a hash of the whole. */
@@ -92,7 +83,7 @@ function mergedParameters(
   for (const list of [pathItem.parameters, operation.parameters]) {
     if (!Array.isArray(list)) continue
     for (const item of list) {
-      const parameter = follow(document, item)
+      const parameter = followRefs(document, item)
       if (!isObject(parameter) || typeof parameter.name !== 'string' || parameter.name === '') {
         if (warnings.length < 100) warnings.push({ pointer, message: 'A parameter without a name is ignored' })
         continue
@@ -144,7 +135,7 @@ export function extractOperations(document: Record<string, unknown>, warnings: I
   const unusableIds: string[] = []
 
   for (const [path, rawItem] of Object.entries(paths)) {
-    const pathItem = follow(document, rawItem)
+    const pathItem = followRefs(document, rawItem)
     if (!isObject(pathItem)) continue
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method]
@@ -170,11 +161,11 @@ export function extractOperations(document: Record<string, unknown>, warnings: I
         }
 
       let body: { schema: JsonSchema; contentType: string; required: boolean } | undefined
-      const requestBody = follow(document, operation.requestBody)
+      const requestBody = followRefs(document, operation.requestBody)
       if (isObject(requestBody) && isObject(requestBody.content)) {
         const contentType = chooseBodyType(requestBody.content)
         if (contentType !== undefined) {
-          const media = follow(document, requestBody.content[contentType])
+          const media = followRefs(document, requestBody.content[contentType])
           const rawSchema = isObject(media) && media.schema !== undefined ? media.schema : undefined
           let schema = rawSchema === undefined ? (/json/i.test(contentType) ? {} : { type: 'string' }) : converter.convert(rawSchema, needs)
           if (typeof requestBody.description === 'string' && requestBody.description !== '' && !('description' in schema) && !('$ref' in schema))
@@ -196,7 +187,7 @@ export function extractOperations(document: Record<string, unknown>, warnings: I
         let schemaSource: unknown = parameter.raw.schema
         let json = false
         if (schemaSource === undefined && isObject(parameter.raw.content)) {
-          const media = follow(document, Object.values(parameter.raw.content)[0])
+          const media = followRefs(document, Object.values(parameter.raw.content)[0])
           schemaSource = isObject(media) ? media.schema : undefined
           json = true
         }

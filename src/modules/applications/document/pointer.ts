@@ -35,3 +35,13 @@ export function valueAt(root: unknown, tokens: readonly string[]): unknown {
 }
 
 export const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** Follows a chain of local `$ref`s (at most 16, so a reference cycle ends) to the value it names, or undefined. */
+export function followRefs(document: Record<string, unknown>, value: unknown): unknown {
+  let node = value
+  for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
+    const tokens = localRefTokens(node.$ref)
+    node = tokens ? valueAt(document, tokens) : undefined
+  }
+  return node
+}

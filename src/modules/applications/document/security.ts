@@ -1,6 +1,6 @@
 // Security schemes and OAuth scopes of a document: what credentials an application can hold and which scopes exist.
 import type { ImportWarning } from './read.ts'
-import { isObject, localRefTokens, valueAt } from './pointer.ts'
+import { followRefs, isObject } from './pointer.ts'
 
 /** How a credential of this scheme is sent: what `PUT …/credentials` accepts for it. */
 export type CredentialType = 'basic' | 'bearer' | 'api_key'
@@ -34,15 +34,6 @@ export function credentialTypeOf(scheme: SecurityScheme): CredentialType | null 
   return null
 }
 
-function resolveSchemeObject(document: Record<string, unknown>, value: unknown): unknown {
-  let node = value
-  for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
-    const tokens = localRefTokens(node.$ref)
-    node = tokens ? valueAt(document, tokens) : undefined
-  }
-  return node
-}
-
 export function readSecuritySchemes(
   document: Record<string, unknown>,
   warnings: ImportWarning[],
@@ -52,7 +43,7 @@ export function readSecuritySchemes(
   const schemes: SecurityScheme[] = []
   const declaredScopes = new Map<string, DeclaredScope>()
   for (const [name, value] of Object.entries(raw)) {
-    const object = resolveSchemeObject(document, value)
+    const object = followRefs(document, value)
     if (!isObject(object) || typeof object.type !== 'string') {
       warnings.push({ pointer: `/components/securitySchemes/${name}`, message: 'Security scheme without a type is ignored' })
       continue
