@@ -8,9 +8,9 @@ export interface Principal {
   /** As last committed when the request was authenticated (src/modules/auth/authenticator.ts): a role change applies at once. */
   readonly role: UserRole
   readonly kind: UserKind
-  /** How the caller proved it: an access token from login, the org token, or a personal API token. */
-  readonly via: 'access_token' | 'org_token' | 'pat'
-  /** The API token's id when `via` is not `access_token`. */
+  /** How the caller proved it: an access token from login, the org token, a personal API token, or an OAuth token this instance issued (MCP endpoints only). */
+  readonly via: 'access_token' | 'org_token' | 'pat' | 'oauth'
+  /** The API token's id when `via` is `org_token` or `pat`; the OAuth grant's id when `oauth`. */
   readonly tokenId: string | null
 }
 

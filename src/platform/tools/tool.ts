@@ -25,6 +25,11 @@ export interface Tool<Input extends TObject = TObject> {
   readonly description: string
   /** A TypeBox object: checked before the handler runs, and published as the tool's JSON Schema. */
   readonly inputSchema: Input
+  /**
+   * A plain JSON Schema published instead of `inputSchema`, for tools whose schema comes from data (API operations);
+   * their handler checks the arguments itself (an `invalid_input` DomainError located in the arguments).
+   */
+  readonly jsonSchema?: Readonly<Record<string, unknown>>
   readonly annotations?: ToolAnnotations
   /** Transport metadata (MCP `_meta`: UI templates for apps, output templates for GPT actions). */
   readonly meta?: Readonly<Record<string, unknown>>
@@ -87,7 +92,7 @@ const describeIssue = (issue: ValidationIssue) => (issue.loc.length > 0 ? `${iss
 /** Checks the arguments, runs the tool, and turns every expected failure into a ToolError; anything else propagates. */
 export async function callTool(tool: Tool, principal: Principal, args: unknown): Promise<ToolOutcome> {
   const given = args ?? {}
-  if (!Value.Check(tool.inputSchema, given)) {
+  if (tool.jsonSchema === undefined && !Value.Check(tool.inputSchema, given)) {
     const issues = toValidationIssues('arguments', [...Value.Errors(tool.inputSchema, given)], given, tool.inputSchema as never).map((issue) => ({
       ...issue,
       loc: issue.loc.slice(1),
@@ -112,7 +117,7 @@ export function describeTool(tool: Tool): {
   annotations?: ToolAnnotations
 } {
   // TypeBox schemas are JSON Schema already; the clone drops TypeBox's symbol keys.
-  const inputSchema = JSON.parse(JSON.stringify(tool.inputSchema)) as Record<string, unknown>
+  const inputSchema = (tool.jsonSchema as Record<string, unknown> | undefined) ?? (JSON.parse(JSON.stringify(tool.inputSchema)) as Record<string, unknown>)
   return {
     name: tool.name,
     ...(tool.title && { title: tool.title }),
