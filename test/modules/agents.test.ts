@@ -42,6 +42,7 @@ describe('POST /api/agents', () => {
       name: 'support-bot',
       description: 'Answers support questions',
       instructions: 'Be helpful.',
+      applications: [],
       live_version: null,
       has_unpublished_changes: true,
       role: 'owner',

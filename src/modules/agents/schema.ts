@@ -2,6 +2,7 @@
 import { t } from 'elysia'
 import { DateTime } from '../../platform/http/schema-pieces.ts'
 import { pageQueryFields, uncappedList } from '../../platform/http/paging.ts'
+import { MAX_APPLICATIONS_PER_AGENT } from './applications.ts'
 import { MAX_NAME_LENGTH } from './names.ts'
 
 export const MAX_DESCRIPTION_LENGTH = 300
@@ -35,9 +36,25 @@ const summaryFields = {
 
 export const AgentSummary = t.Object(summaryFields)
 
+const ApplicationUse = t.Object({
+  api_name: t.String({ minLength: 1, maxLength: 64 }),
+  operation_ids: t.Optional(
+    t.Array(t.String({ minLength: 1, maxLength: 64 }), {
+      maxItems: 2000,
+      description: "Only these operations become tools; all of the application's when absent",
+    }),
+  ),
+})
+
+const Applications = t.Array(ApplicationUse, {
+  maxItems: MAX_APPLICATIONS_PER_AGENT,
+  description: "The applications whose operations the agent's MCP endpoints offer as tools (published with the draft)",
+})
+
 export const Agent = t.Object({
   ...summaryFields,
   instructions: t.Nullable(t.String({ description: 'Same rule as description' })),
+  applications: t.Array(ApplicationUse, { description: "Owners: the draft's. Others: the live version's." }),
 })
 
 export const CreateAgentBody = t.Object({ name: RawName, description: Description, instructions: Instructions })
@@ -46,6 +63,7 @@ export const SaveAgentBody = t.Object({
   name: t.Optional(t.String({ description: 'Names are immutable; accepted only when it normalises to the current name' })),
   description: t.Optional(Description),
   instructions: t.Optional(Instructions),
+  applications: t.Optional(Applications),
 })
 
 export const AgentParams = t.Object({ name: t.String() })

@@ -10,6 +10,7 @@ import { documentHash, newDocument, serialiseDocument } from './document.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { updateDraft, type AgentsStore } from './draft.ts'
 import { agentNameIssue, normaliseAgentName } from './names.ts'
+import { checkApplicationUses, type ApplicationUse } from './applications.ts'
 import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
 import { toAgent, toSummary, type AgentRecord, type AgentSummaryRecord, type SummaryRow } from './views.ts'
 
@@ -28,6 +29,7 @@ export {
   type VersionDocument,
 } from './draft.ts'
 export { agentNameIssue, normaliseAgentName } from './names.ts'
+export { applicationsOf, type ApplicationUse } from './applications.ts'
 export type { AgentRecord, AgentSummaryRecord } from './views.ts'
 export type { Page } from '../../platform/http/paging.ts'
 
@@ -43,6 +45,7 @@ export interface AgentChanges {
   name?: string
   description?: string
   instructions?: string
+  applications?: ApplicationUse[]
 }
 
 const nameTaken = (name: string) => conflict(`An agent named '${name}' already exists`)
@@ -151,9 +154,11 @@ export async function saveAgent(store: AgentsStore, principal: Principal, name: 
     if (changes.name !== undefined && normaliseAgentName(changes.name) !== agent.name) {
       throw invalidInput({ loc: ['name'], msg: NAME_IMMUTABLE, type: 'value_error', input: changes.name })
     }
+    const applications = changes.applications && (await checkApplicationUses(trx, principal, changes.applications))
     await updateDraft({ db: trx, clock: store.clock }, agent.id, principal.userId, (draft) => {
       if (changes.description !== undefined) draft.description = changes.description
       if (changes.instructions !== undefined) draft.instructions = changes.instructions
+      if (applications) draft.applications = applications
     })
     return toAgent(trx, await authorizeAgent(trx, name, principal))
   })

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../platform/db/schema.ts'
 import type { AgentRole, AgentRow } from './access.ts'
+import { applicationsOf, type ApplicationUse } from './applications.ts'
 import { readDraft, readLive } from './draft.ts'
 
 export interface AgentSummaryRecord {
@@ -18,6 +19,7 @@ export interface AgentSummaryRecord {
 
 export interface AgentRecord extends AgentSummaryRecord {
   instructions: string | null
+  applications: ApplicationUse[]
 }
 
 /** The columns a summary needs, whichever way the row was reached. */
@@ -43,7 +45,6 @@ export function toSummary(row: SummaryRow): AgentSummaryRecord {
 
 /** Only owners see the draft (docs/api.md "Agents and versions"); everyone else sees the live version, or nulls before the first publish. */
 export async function toAgent(db: Kysely<Database>, row: SummaryRow): Promise<AgentRecord> {
-  const instructions =
-    row.role === 'owner' ? ((await readDraft(db, row.id))?.instructions ?? null) : ((await readLive(db, row.id))?.document.instructions ?? null)
-  return { ...toSummary(row), instructions }
+  const document = row.role === 'owner' ? await readDraft(db, row.id) : (await readLive(db, row.id))?.document
+  return { ...toSummary(row), instructions: document?.instructions ?? null, applications: document ? applicationsOf(document) : [] }
 }
