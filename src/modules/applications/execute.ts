@@ -21,6 +21,8 @@ import { buildRequest } from './request-builder.ts'
 export interface ExecuteRequest {
   arguments?: Record<string, unknown>
   dry_run?: boolean
+  /** False when the caller records the call itself (an MCP tools/call is one `mcp_tool` interaction, not two). */
+  record?: boolean
 }
 
 export interface ExecuteResult {
@@ -206,16 +208,19 @@ export class OperationExecutor {
       failure = error
     }
     const durationMs = Math.round((this.#now() - started) * 1000) / 1000
-    const recorded = await this.#deps.interactions.record(principal.userId, {
-      kind: 'api_action',
-      apiTitle: app.title,
-      action: operationId,
-      isError: response === null || response.status >= 400,
-      durationSeconds: durationMs / 1000,
-      clientSource: 'agentbox-api',
-      arguments: recordedArguments(args, targets),
-      result: response ? { status: response.status, truncated: response.truncated } : { error: failure!.code },
-    })
+    const recorded =
+      request.record === false
+        ? null
+        : await this.#deps.interactions.record(principal.userId, {
+            kind: 'api_action',
+            apiTitle: app.title,
+            action: operationId,
+            isError: response === null || response.status >= 400,
+            durationSeconds: durationMs / 1000,
+            clientSource: 'agentbox-api',
+            arguments: recordedArguments(args, targets),
+            result: response ? { status: response.status, truncated: response.truncated } : { error: failure!.code },
+          })
     if (!response) {
       if (failure!.code === 'timeout') throw gatewayTimeout(`The API did not answer within ${TIMEOUT_MS / 1000} s`)
       throw badGateway(failure!.message)
@@ -228,7 +233,7 @@ export class OperationExecutor {
       body: responseBody(response),
       truncated: response.truncated,
       duration_ms: durationMs,
-      interaction_id: recorded.id,
+      interaction_id: recorded?.id ?? null,
       dry_run: false,
     }
   }

@@ -10,11 +10,14 @@ import { createImportRunner, type ImportRunner } from './document/run-import.ts'
 import { OperationExecutor } from './execute.ts'
 import { ApplicationsRevision } from './revision.ts'
 import { applicationRoutes } from './routes.ts'
+import { OperationTools } from './tools.ts'
 import { ApplicationsService } from './service.ts'
 
 export interface ApplicationsModule extends CapabilityModule<ApplicationsService> {
   readonly credentials: ApplicationCredentials
   readonly executor: OperationExecutor
+  /** One tool per operation, for agents' and MCP apps' endpoints. */
+  readonly tools: OperationTools
 }
 
 export interface ApplicationsDependencies {
@@ -45,5 +48,6 @@ export function createApplicationsModule(ctx: ModuleContext, deps: ApplicationsD
     revision,
     userAgent: `Agentbox/${VERSION}`,
   })
-  return { routes: applicationRoutes(ctx.guard, service, credentials, executor), service, credentials, executor }
+  const tools = new OperationTools({ db, executor, revision })
+  return { routes: applicationRoutes(ctx.guard, service, credentials, executor), service, credentials, executor, tools }
 }
