@@ -17,6 +17,7 @@ import type { CapabilityModule } from './modules/module-context.ts'
 import { SecretStore } from './platform/secrets.ts'
 import { lockDataDir, type DataDirLock } from './platform/data-dir-lock.ts'
 import { createModules, inStartOrder, type Modules, type Platform } from './modules/registry.ts'
+import { MCP_PATH } from './modules/mcp/routes.ts'
 import { SPEC_UPLOAD_LIMIT, SPEC_UPLOAD_PATH } from './modules/applications/routes.ts'
 import { VERSION } from './version.ts'
 
@@ -72,6 +73,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.tasks,
   m.applications,
   m.insights,
+  m.mcp,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {
@@ -82,7 +84,7 @@ function buildApp(config: Config, logger: Logger, modules: Modules) {
     .use(
       httpPlatform({
         logger,
-        limits: { json: config.bodyLimit, upload: config.uploadBodyLimit, largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT } },
+        limits: { json: config.bodyLimit, upload: config.uploadBodyLimit, largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT }, ownBody: MCP_PATH },
         allowedMethods: allowedMethodsOf(() => app.routes),
       }),
     )

@@ -23,6 +23,7 @@ import { createContextTypesModule, type ContextTypesModule } from './context-typ
 import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
+import { createMcpModule, type McpModule } from './mcp/module.ts'
 import { createLicenseModule, type LicenseModule } from './license/module.ts'
 import { createOrganisationModule, type OrganisationModule } from './organisation/module.ts'
 import { createSettingsModule, type SettingsModule } from './settings/module.ts'
@@ -50,6 +51,7 @@ export interface Modules {
   readonly tasks: TasksModule
   readonly applications: ApplicationsModule
   readonly insights: InsightsModule
+  readonly mcp: McpModule
 }
 
 export interface Platform {
@@ -72,16 +74,15 @@ export interface Platform {
 export function createModules(platform: Platform): Modules {
   const { config, clock, logger, database, jobs, secrets } = platform
   // The guard reads the licence and the signing key only when a request comes, after every module below exists.
-  const guard = authGuard({
-    authenticate: createAuthenticator({
-      db: database.db,
-      reader: database.reader,
-      changeStamp: database.changeStamp,
-      clock,
-      accessTokenSecret: () => tenant.service.accessTokenKey,
-    }),
-    licenseLapsed: () => license.service.isLapsed(),
+  const authenticate = createAuthenticator({
+    db: database.db,
+    reader: database.reader,
+    changeStamp: database.changeStamp,
+    clock,
+    accessTokenSecret: () => tenant.service.accessTokenKey,
   })
+  const licenseLapsed = () => license.service.isLapsed()
+  const guard = authGuard({ authenticate, licenseLapsed })
   const ctx: ModuleContext = { config, clock, logger, database, guard, jobs }
   const passwords = new Passwords(platform.passwordCost)
   const license = createLicenseModule(ctx)
@@ -102,6 +103,16 @@ export function createModules(platform: Platform): Modules {
     startTimer: platform.outbound?.startTimer,
   })
   const applications = createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service })
+  const skills = createSkillsModule(ctx)
+  const workflows = createWorkflowsModule(ctx, { providers })
+  const mcp = createMcpModule(ctx, {
+    authenticate,
+    workflowTools: workflows.tools,
+    skillTools: skills.tools,
+    operationTools: applications.tools,
+    interactions: interactions.service,
+    licenseLapsed,
+  })
   return {
     license,
     tenant,
@@ -113,12 +124,13 @@ export function createModules(platform: Platform): Modules {
     contextTypes: createContextTypesModule(ctx),
     interactions,
     agents,
-    skills: createSkillsModule(ctx),
-    workflows: createWorkflowsModule(ctx, { providers }),
+    skills,
+    workflows,
     organisation: createOrganisationModule(ctx, { secretBox, sealedStores: [applications.credentials] }),
     tasks,
     applications,
     insights: createInsightsModule(ctx),
+    mcp,
   }
 }
 

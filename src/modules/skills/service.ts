@@ -102,3 +102,15 @@ export async function deleteSkill(store: AgentsStore, principal: Principal, agen
     skills.splice(skills.indexOf(current), 1)
   })
 }
+
+/**
+ * Adds the skill, or replaces the one its frontmatter names (the design endpoint's put_skill): an MCP client writes a
+ * SKILL.md without first asking whether it exists. The result says which happened.
+ */
+export async function putSkill(store: AgentsStore, principal: Principal, agentName: string, content: string): Promise<SkillRecord & { created: boolean }> {
+  const agent = await authorizeAgent(store.db, agentName, principal, 'own')
+  const { name } = validFrontmatter(content)
+  const draft = await readDraft(store.db, agent.id)
+  if (draft && findSkill(skillsOf(draft), name)) return { ...(await replaceSkill(store, principal, agentName, name, content)), created: false }
+  return { ...(await addSkill(store, principal, agentName, content)), created: true }
+}

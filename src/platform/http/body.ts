@@ -11,6 +11,8 @@ export interface BodyLimits {
   readonly upload: number
   /** Paths whose uploads may be larger, with their cap (API descriptions: 32 MiB). */
   readonly largeUploads?: Readonly<Record<string, number>>
+  /** Paths whose routes read the body themselves (MCP: JSON-RPC batches, and its own parse-error answer); still capped there. */
+  readonly ownBody?: RegExp
 }
 
 /**
@@ -82,6 +84,9 @@ function largeUploadLimit(limits: BodyLimits, path: string): number | undefined 
   return undefined
 }
 
+/** The `body` of a route that reads the request itself (BodyLimits.ownBody). */
+const UNREAD = Object.freeze({})
+
 /**
  * The app-wide body parser. Multipart goes to Elysia's own parser after the upload cap is checked;
  * everything else must be JSON (or empty), whatever Content-Type the client claimed.
@@ -89,6 +94,8 @@ function largeUploadLimit(limits: BodyLimits, path: string): number | undefined 
 export function createBodyParser(limits: BodyLimits) {
   return async function parseRequestBody({ request, contentType }: { request: Request; contentType: string }) {
     if (request.method === 'GET' || request.method === 'HEAD') return undefined
+    // A value (not undefined) stops Elysia from trying its own parsers; the stream stays unread for the route.
+    if (limits.ownBody?.test(new URL(request.url).pathname)) return UNREAD
     if (contentType.startsWith('multipart/form-data')) {
       // Elysia's multipart parser buffers what it is given, so an upload must say its size first (browsers always do).
       const declared = request.headers.get('content-length')

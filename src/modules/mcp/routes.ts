@@ -1,0 +1,105 @@
+// The three MCP URLs: /agent/{name}/mcp (live), /agent/{name}/design/mcp (draft, owners) and /app/{api_name}/mcp.
+// In order: a foreign Origin is refused (DNS rebinding), only POST is served, the bearer token is checked against this
+// exact URL (an OAuth token is bound to one resource), the caller's surface is found, and the SDK answers.
+import { Elysia } from 'elysia'
+import type { Authenticate, Principal } from '../../platform/auth/principal.ts'
+import { HttpError } from '../../platform/http/http-error.ts'
+import { sha256Hex } from '../../platform/ids.ts'
+import type { McpEndpoint, McpService } from './service.ts'
+import { serveMcp } from './transport.ts'
+
+/** Resolves an OAuth access token issued for `resource`, or throws a 401 HttpError saying why. */
+export type VerifyOauthToken = (token: string, resource: string) => Promise<Principal>
+
+export interface McpRouteDependencies {
+  readonly service: McpService
+  readonly authenticate: Authenticate
+  /** Tokens with this prefix go to `verifyOauthToken`; every other bearer is an access or API token. */
+  readonly oauth?: { readonly prefix: string; readonly verify: VerifyOauthToken }
+}
+
+const MCP_TAGS = ['mcp']
+/** The three endpoints' paths: their bodies are JSON-RPC, read by the transport rather than the platform's JSON parser. */
+export const MCP_PATH = /^\/(?:agent\/[^/]+(?:\/design)?|app\/[^/]+)\/mcp\/?$/
+
+const jsonRpcError = (status: number, message: string, headers: Record<string, string> = {}) =>
+  Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }, { status, headers: { 'cache-control': 'no-store', ...headers } })
+
+/** Where a client discovers how to sign in for this URL (RFC 9728, path-aware). */
+export function protectedResourceMetadataUrl(request: Request): string {
+  const url = new URL(request.url)
+  return `${url.origin}/.well-known/oauth-protected-resource${url.pathname}`
+}
+
+function challenge(request: Request, error?: string): string {
+  const invalid = error ? `, error="invalid_token", error_description="${error.replace(/["\\]/g, '')}"` : ''
+  return `Bearer resource_metadata="${protectedResourceMetadataUrl(request)}", scope="mcp"${invalid}`
+}
+
+const bearerOf = (header: string | null) => (header?.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : null)
+
+/** The caller of an MCP request, or a 401 whose challenge points at this URL's protected-resource metadata. */
+async function principalOf(request: Request, deps: McpRouteDependencies): Promise<Principal> {
+  const header = request.headers.get('authorization')
+  const token = bearerOf(header)
+  try {
+    if (deps.oauth && token?.startsWith(deps.oauth.prefix)) {
+      const url = new URL(request.url)
+      return await deps.oauth.verify(token, `${url.origin}${url.pathname}`)
+    }
+    return deps.authenticate(header)
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 401) throw error
+    throw new HttpError(401, error.detail, { 'www-authenticate': challenge(request, token ? error.message : undefined) })
+  }
+}
+
+/** A browser page on another origin may not drive a user's MCP session (the MCP transport's DNS-rebinding rule). */
+function foreignOrigin(request: Request): boolean {
+  const origin = request.headers.get('origin')
+  return origin !== null && origin !== new URL(request.url).origin
+}
+
+const RESPONSES = {
+  200: { description: 'The JSON-RPC response (`application/json`)' },
+  202: { description: 'A notification or response from the client was accepted' },
+  400: { description: 'Not JSON, not JSON-RPC, or a modern request without its protocol `_meta`' },
+  401: { description: 'No or bad bearer token; `WWW-Authenticate` names the protected-resource metadata' },
+  403: { description: 'A foreign `Origin`, or a non-owner at the design endpoint' },
+  404: { description: 'No such agent or application that the caller may see, or an unknown JSON-RPC method' },
+  406: { description: '`Accept` lacks `application/json` and `text/event-stream`' },
+  413: { description: 'The message is larger than 1 MiB' },
+  415: { description: 'The body is not `application/json`' },
+}
+
+function describe(summary: string, description: string) {
+  return {
+    parse: 'none' as const,
+    detail: { tags: MCP_TAGS, summary, description, security: [{ bearer: [] }], responses: RESPONSES },
+  }
+}
+
+export function mcpRoutes(deps: McpRouteDependencies) {
+  const serve = async (request: Request, endpoint: McpEndpoint): Promise<Response> => {
+    if (foreignOrigin(request)) return jsonRpcError(403, 'Forbidden: the Origin of this request is not this server')
+    const principal = await principalOf(request, deps)
+    const surface = await deps.service.surface(principal, endpoint)
+    const callerKey = sha256Hex(`${principal.userId}|${request.headers.get('authorization') ?? ''}`)
+    return serveMcp(request, deps.service.exchange(principal, surface, callerKey))
+  }
+  return new Elysia({ name: 'mcp' })
+    .post('/agent/:name/mcp', ({ request, params }) => serve(request, { kind: 'agent', name: params.name, source: 'live' }), {
+      ...describe(
+        "An agent's MCP endpoint (live version)",
+        'Streamable HTTP, stateless, JSON responses; protocol 2025-06-18, 2025-11-25 and 2026-07-28. Tools: run_workflow, resume_workflow, one per operation of the agent\'s applications, load_skill; resources: its skills. See docs/api.md "MCP endpoints".',
+      ),
+    })
+    .post('/agent/:name/design/mcp', ({ request, params }) => serve(request, { kind: 'agent', name: params.name, source: 'draft' }), {
+      ...describe("An agent's design MCP endpoint (draft, owners only)", 'Tools that read and change the draft, then publish it.'),
+    })
+    .post('/app/:api_name/mcp', ({ request, params }) => serve(request, { kind: 'app', apiName: params.api_name }), {
+      ...describe("An application's MCP endpoint", 'For applications imported with create_mcp: one tool per operation.'),
+    })
+  // GET (a server-sent stream) and DELETE (end a session) get the platform's 405 with `Allow: POST`: stateless, there is
+  // no session to open or close.
+}

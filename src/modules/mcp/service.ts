@@ -1,0 +1,170 @@
+// The MCP endpoints' service: who may reach which endpoint, the surface each caller sees (built once per version and
+// kept), and tools/call run through the one tool model and recorded as an `mcp_tool` interaction.
+import type { Kysely } from 'kysely'
+import type { Principal } from '../../platform/auth/principal.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import { notFound } from '../../platform/errors.ts'
+import type { Logger } from '../../platform/log.ts'
+import { callTool, ToolError, type Tool, type ToolOutcome, type ToolProvider } from '../../platform/tools/tool.ts'
+import { authorizeAgent, OWNERS_ONLY_DESIGN, type AgentRow } from '../agents/access.ts'
+import { applicationsOf } from '../agents/applications.ts'
+import { readDraft, readLive } from '../agents/draft.ts'
+import type { AgentDocument } from '../agents/document.ts'
+import type { OperationTools } from '../applications/tools.ts'
+import type { InteractionsService } from '../interactions/service.ts'
+import { skillsOf } from '../skills/records.ts'
+import type { SkillToolsTarget } from '../skills/tools.ts'
+import type { WorkflowToolsTarget } from '../workflows/tools.ts'
+import { ClientNames } from './client-names.ts'
+import type { DesignTools } from './design-tools.ts'
+import { buildSurface, type McpResource, type McpSurface } from './surface.ts'
+import type { CallResult, McpExchange } from './transport.ts'
+
+/** Which endpoint a request reached. */
+export type McpEndpoint = { kind: 'agent'; name: string; source: 'live' | 'draft' } | { kind: 'app'; apiName: string }
+
+export interface McpServiceDependencies {
+  readonly db: Kysely<Database>
+  readonly logger: Logger
+  readonly workflowTools: ToolProvider<WorkflowToolsTarget>
+  readonly skillTools: ToolProvider<SkillToolsTarget>
+  readonly operationTools: OperationTools
+  readonly designTools: DesignTools
+  readonly interactions: InteractionsService
+  /** True once the licence is past its grace period: tools that change things answer an error result. */
+  readonly licenseLapsed: () => boolean
+}
+
+export const APP_NOT_FOUND = 'Application not found'
+const SURFACE_CACHE_LIMIT = 128
+/** What an interaction keeps of a tool's answer: enough to see what happened, never a whole API response. */
+const RECORDED_TEXT = 2000
+const SECRET_ARGUMENT = /auth|token|key|secret|password|cookie|session/i
+
+/** The tool names an agent's endpoints give to their own tools; operation tools never take them. */
+const RESERVED = new Set(['run_workflow', 'resume_workflow', 'load_skill'])
+
+function maskArguments(args: Record<string, unknown>): Record<string, unknown> {
+  const masked: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(args)) masked[key] = SECRET_ARGUMENT.test(key) && typeof value === 'string' ? '***' : value
+  return masked
+}
+
+function toCallResult(outcome: ToolOutcome): CallResult {
+  if (!outcome.ok) return { content: [{ type: 'text', text: outcome.error.message }], isError: true }
+  const { content } = outcome
+  const text = typeof content === 'string' ? content : (JSON.stringify(content) ?? 'null')
+  const structured = content !== null && typeof content === 'object' && !Array.isArray(content)
+  return { content: [{ type: 'text', text }], ...(structured && { structuredContent: content as Record<string, unknown> }) }
+}
+
+function skillResources(agent: string, document: AgentDocument): McpResource[] {
+  return skillsOf(document).map((skill) => ({
+    uri: `skill://${agent}/${skill.name}`,
+    name: skill.name,
+    description: skill.description,
+    mimeType: 'text/markdown',
+    text: skill.content,
+  }))
+}
+
+export class McpService {
+  readonly #deps: McpServiceDependencies
+  readonly #surfaces = new Map<string, McpSurface>()
+  readonly #clients = new ClientNames()
+
+  constructor(deps: McpServiceDependencies) {
+    this.#deps = deps
+  }
+
+  /** The surface `principal` sees at `endpoint`; 404 for what they may not see, 403 for a viewer at a design endpoint. */
+  async surface(principal: Principal, endpoint: McpEndpoint): Promise<McpSurface> {
+    if (endpoint.kind === 'app') return this.#appSurface(principal, endpoint.apiName)
+    const agent = await authorizeAgent(this.#deps.db, endpoint.name, principal, endpoint.source === 'draft' ? 'own' : 'use', OWNERS_ONLY_DESIGN)
+    const version = endpoint.source === 'live' ? `${agent.live_version}:${agent.live_hash}` : agent.draft_hash
+    const key = `agent|${agent.id}|${endpoint.source}|${version}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}`
+    return this.#cached(key, () => this.#agentSurface(principal, agent, endpoint.source))
+  }
+
+  async #cached(key: string, build: () => Promise<McpSurface>): Promise<McpSurface> {
+    const kept = this.#surfaces.get(key)
+    if (kept) return kept
+    const surface = await build()
+    if (this.#surfaces.size >= SURFACE_CACHE_LIMIT) this.#surfaces.clear()
+    this.#surfaces.set(key, surface)
+    return surface
+  }
+
+  async #agentSurface(principal: Principal, agent: AgentRow, source: 'live' | 'draft'): Promise<McpSurface> {
+    const { db } = this.#deps
+    const document = source === 'live' ? (await readLive(db, agent.id))?.document : await readDraft(db, agent.id)
+    const target = { agent: agent.name, source, channel: 'mcp' as const }
+    const [workflow, skill] = await Promise.all([this.#deps.workflowTools(principal, target), this.#deps.skillTools(principal, target)])
+    const runWorkflow = workflow.filter((tool) => tool.name === 'run_workflow')
+    const resumeWorkflow = workflow.filter((tool) => tool.name === 'resume_workflow')
+    const design = source === 'draft' ? this.#deps.designTools.tools(agent.name, runWorkflow) : []
+    const reserved = new Set([...RESERVED, ...design.map((tool) => tool.name)])
+    const operations = document ? await this.#deps.operationTools.tools(principal, applicationsOf(document), reserved) : []
+    const tools: Tool[] =
+      source === 'live' ? [...runWorkflow, ...resumeWorkflow, ...operations, ...skill] : [...design, ...resumeWorkflow, ...operations, ...skill]
+    const instructions =
+      source === 'draft'
+        ? `This is the design endpoint of the agent ${agent.name}: its tools read and change the draft, which chat and the live MCP URL do not use until you publish it.`
+        : document?.instructions || undefined
+    return buildSurface({ name: agent.name, title: agent.name, instructions }, tools, document ? skillResources(agent.name, document) : [])
+  }
+
+  async #appSurface(principal: Principal, apiName: string): Promise<McpSurface> {
+    const app = await this.#deps.db
+      .selectFrom('applications')
+      .select(['id', 'api_name', 'title', 'description', 'owner_id', 'global_spec', 'create_mcp'])
+      .where('api_name', '=', apiName)
+      .executeTakeFirst()
+    const visible = app && app.create_mcp === 1 && (principal.role === 'admin' || app.global_spec === 1 || app.owner_id === principal.userId)
+    if (!app || !visible) throw notFound(APP_NOT_FOUND)
+    const key = `app|${app.id}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}`
+    return this.#cached(key, async () => {
+      const tools = await this.#deps.operationTools.tools(principal, [{ api_name: app.api_name }])
+      return buildSurface({ name: app.api_name, title: app.title, instructions: app.description || undefined }, tools)
+    })
+  }
+
+  /** One request's exchange: the surface, the caller, and how its tool calls run and are recorded. */
+  exchange(principal: Principal, surface: McpSurface, callerKey: string): McpExchange {
+    return {
+      surface,
+      clientName: (fromEnvelope) => fromEnvelope ?? this.#clients.get(callerKey),
+      rememberClient: (name) => this.#clients.set(callerKey, name),
+      callTool: (name, args, clientName) => this.#call(principal, surface, name, args, clientName),
+    }
+  }
+
+  async #call(principal: Principal, surface: McpSurface, name: string, args: Record<string, unknown>, clientName: string | undefined): Promise<CallResult> {
+    const tool = surface.tools.get(name)!
+    const started = performance.now()
+    let outcome: ToolOutcome
+    if (this.#deps.licenseLapsed() && tool.annotations?.readOnlyHint !== true) {
+      outcome = { ok: false, error: new ToolError('license_required', 'License expired: only read-only tools can be used until an admin applies a licence') }
+    } else {
+      try {
+        outcome = await callTool(tool, principal, args)
+      } catch (error) {
+        this.#deps.logger.error('MCP tool failed', { tool: name, server: surface.name, error: error instanceof Error ? error.message : String(error) })
+        outcome = { ok: false, error: new ToolError('failed', 'The tool failed unexpectedly; the server log has the details') }
+      }
+    }
+    const result = toCallResult(outcome)
+    const text = result.content[0]!.text
+    await this.#deps.interactions.record(principal.userId, {
+      kind: 'mcp_tool',
+      apiTitle: surface.name,
+      action: name,
+      isError: result.isError === true,
+      durationSeconds: (performance.now() - started) / 1000,
+      clientSource: clientName,
+      arguments: maskArguments(args),
+      result: { isError: result.isError === true, text: text.length > RECORDED_TEXT ? `${text.slice(0, RECORDED_TEXT)}…` : text },
+    })
+    return result
+  }
+}
