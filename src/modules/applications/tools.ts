@@ -145,6 +145,7 @@ export class OperationTools {
 
   #tool(name: string, app: ApplicationEntry, op: OperationEntry): Tool {
     const executor = this.#deps.executor
+    const method = op.method.toLowerCase()
     return {
       name,
       title: op.summary || undefined,
@@ -152,9 +153,9 @@ export class OperationTools {
       inputSchema: ANY_ARGUMENTS,
       jsonSchema: op.inputSchema,
       annotations: {
-        readOnlyHint: op.method === 'get' || op.method === 'head',
-        idempotentHint: op.method !== 'post' && op.method !== 'patch',
-        destructiveHint: op.method === 'delete',
+        readOnlyHint: method === 'get' || method === 'head',
+        idempotentHint: method !== 'post' && method !== 'patch',
+        destructiveHint: method === 'delete',
         openWorldHint: true,
       },
       meta: { 'agentbox/operation': { api_name: app.apiName, operation_id: op.operationId } },
