@@ -5,6 +5,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { issueTestLicense } from '../helpers/license.ts'
 import { launchServer, logLines, sleep, stopAllServers, stopServer, type RunningServer } from '../helpers/process.ts'
 
@@ -267,6 +270,32 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(res.body.interactions_per_day.at(-1).api_action).toBe(2)
     expect(res.body.error_rate).toBe(0.5)
     expect(res.body.duration_ms.p50).toBeGreaterThan(0)
+  })
+
+  test("MCP: the SDK's v1 and v2 clients use an agent's live endpoint inside the binary (both protocol eras), its workflow and operation tools", async () => {
+    const saved = await http(server, 'PATCH', '/api/agents/regex-bot', { token: adminToken, body: { applications: [{ api_name: 'compiled-check' }] } })
+    expect(saved.status).toBe(200)
+    expect((await http(server, 'POST', '/api/agents/regex-bot/publish', { token: adminToken, body: {} })).status).toBe(201)
+    const url = new URL(`${server.base}/agent/regex-bot/mcp`)
+    const requestInit = { headers: { authorization: `Bearer ${adminToken}` } }
+    const v1 = new ClientV1({ name: 'compiled-v1', version: '1' })
+    await v1.connect(new TransportV1(url, { requestInit }))
+    const v2 = new ClientV2({ name: 'compiled-v2', version: '2' }, { versionNegotiation: { mode: 'auto' } })
+    await v2.connect(new TransportV2(url, { requestInit }))
+    for (const client of [v1, v2]) {
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toEqual(['run_workflow', 'resume_workflow', 'getThing'])
+      const run = (await client.callTool({ name: 'run_workflow', arguments: { workflow: 'flow', input: { s: 'aaa' } } })) as any
+      expect(run.structuredContent).toMatchObject({ status: 'succeeded', result: 'yes' })
+    }
+    // The upstream of the previous test is gone: the operation's failure is a tool error, not a protocol error.
+    const gone = (await v2.callTool({ name: 'getThing', arguments: { id: 3 } })) as any
+    expect(gone.isError).toBe(true)
+    await v1.close()
+    await v2.close()
+    const unauthenticated = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    expect(unauthenticated.status).toBe(401)
+    expect(unauthenticated.headers.get('www-authenticate')).toContain('/.well-known/oauth-protected-resource/agent/regex-bot/mcp')
   })
 
   test('GET /api/health has the contract shape', async () => {
