@@ -94,6 +94,8 @@ export async function rpc(
 
 /** The `mcp_tool` interactions recorded so far, oldest first (there is no list endpoint; summaries aggregate them). */
 export async function recordedCalls(w: People) {
+  // Calls are recorded after they answer (group commit): wait for every record queued so far.
+  await w.t.server.modules.interactions.service.flush()
   return w.t.server.database.db
     .selectFrom('interactions')
     .select(['user_id', 'api_title', 'action', 'is_error', 'client_source', 'arguments', 'result'])

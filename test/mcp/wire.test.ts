@@ -135,6 +135,7 @@ describe('transport rules', () => {
     const res = await rpc(live, w.viewer.token, call)
     expect(res.status).toBe(200)
     expect(res.body.result.isError).toBeFalsy()
+    await w.t.server.modules.interactions.service.flush()
     const row = await w.t.server.database.db
       .selectFrom('interactions')
       .select(['client_source'])

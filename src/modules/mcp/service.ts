@@ -155,16 +155,26 @@ export class McpService {
     }
     const result = toCallResult(outcome)
     const text = result.content[0]!.text
-    await this.#deps.interactions.record(principal.userId, {
-      kind: 'mcp_tool',
-      apiTitle: surface.name,
-      action: name,
-      isError: result.isError === true,
-      durationSeconds: (performance.now() - started) / 1000,
-      clientSource: clientName,
-      arguments: maskArguments(args),
-      result: { isError: result.isError === true, text: text.length > RECORDED_TEXT ? `${text.slice(0, RECORDED_TEXT)}…` : text },
-    })
+    // Not awaited: the caller asked for the tool, not for its analytics record. The record commits with the next group
+    // commit (one event-loop turn later, or at shutdown's flush), so a call does not wait for a write it never asked for.
+    void this.#deps.interactions
+      .record(principal.userId, {
+        kind: 'mcp_tool',
+        apiTitle: surface.name,
+        action: name,
+        isError: result.isError === true,
+        durationSeconds: (performance.now() - started) / 1000,
+        clientSource: clientName,
+        arguments: maskArguments(args),
+        result: { isError: result.isError === true, text: text.length > RECORDED_TEXT ? `${text.slice(0, RECORDED_TEXT)}…` : text },
+      })
+      .catch((error: unknown) => {
+        this.#deps.logger.error('MCP tool call not recorded', {
+          tool: name,
+          server: surface.name,
+          error: error instanceof Error ? error.message : String(error),
+        })
+      })
     return result
   }
 }
