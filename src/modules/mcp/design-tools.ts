@@ -62,7 +62,7 @@ export class DesignTools {
         WRITE,
         (p, args) => saveAgent(store, p, agent, args),
       ),
-      tool('list_skills', 'List skills', `Lists the skills in ${agent}'s draft.`, NoArgs, READ, (p) => listSkills(store.db, p, agent)),
+      tool('list_skills', 'List skills', `Lists the skills in ${agent}'s draft.`, NoArgs, READ, (p) => listSkills(store, p, agent)),
       tool(
         'put_skill',
         'Write a skill',

@@ -59,7 +59,7 @@ export function skillRoutes(guard: AuthGuard, store: AgentsStore) {
         },
       },
     )
-    .get('/api/agents/:name/skills', ({ principal, params }) => listSkills(store.db, principal, params.name), {
+    .get('/api/agents/:name/skills', ({ principal, params }) => listSkills(store, principal, params.name), {
       auth: 'member',
       params: AgentParams,
       response: { 200: t.Array(SkillMetadata) },
@@ -70,7 +70,7 @@ export function skillRoutes(guard: AuthGuard, store: AgentsStore) {
         responses: { 403: { description: 'The caller is not an owner of the agent' } },
       },
     })
-    .get('/api/agents/:name/skills/:skill_name', ({ principal, params }) => getSkill(store.db, principal, params.name, params.skill_name), {
+    .get('/api/agents/:name/skills/:skill_name', ({ principal, params }) => getSkill(store, principal, params.name, params.skill_name), {
       auth: 'member',
       params: SkillParams,
       response: { 200: Skill },

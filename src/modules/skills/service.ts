@@ -1,18 +1,15 @@
-// Skills in an agent's draft: add, list, get, replace, delete. Owners only; publish and restore carry them with the draft.
-import type { Kysely } from 'kysely'
+// Skill operations over a SkillsHome (an agent's draft or an MCP app): add, list, get, replace, delete, put. Agent wrappers at the end.
 import type { Principal } from '../../platform/auth/principal.ts'
-import { isoTime } from '../../platform/clock.ts'
-import type { Database } from '../../platform/db/schema.ts'
 import { conflict, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { authorizeAgent, OWNERS_ONLY_DESIGN, readDraft, updateDraft, type AgentsStore } from '../agents/service.ts'
-import { skillsOf, toMetadata, toRecord, type SkillMetadataRecord, type SkillRecord, type StoredSkill } from './records.ts'
+import type { AgentsStore } from '../agents/service.ts'
+import { agentSkillsHome, type SkillsHome } from './home.ts'
+import { toMetadata, toRecord, type SkillMetadataRecord, type SkillRecord, type StoredSkill } from './records.ts'
 import { normaliseSkillName, validateSkill, type SkillFrontmatter, type SkillProblem } from './validator/index.ts'
 
 export const SKILL_NOT_FOUND = 'Skill not found'
-/** Same words as agents' version reads: the draft is design, like versions. */
 
-const nameTaken = (name: string) => conflict(`A skill named '${name}' already exists in this agent`)
+const nameTaken = (home: SkillsHome, name: string) => conflict(`A skill named '${name}' already exists in this ${home.noun}`)
 
 /** One 422 entry per validation error (docs/api.md "Skills"); warnings do not block saving. */
 const toIssue = (problem: SkillProblem): InputIssue => ({
@@ -33,41 +30,26 @@ const findSkill = (skills: StoredSkill[], name: string): StoredSkill | undefined
   return skills.find((skill) => skill.name === wanted)
 }
 
-/**
- * Runs `change` on the draft's skills in one transaction, after checking again that the caller owns the agent (the
- * first check ran before validation, so a stranger gets 404 rather than a 422 describing content they may not send).
- */
-async function changeSkills<R>(store: AgentsStore, principal: Principal, agentName: string, change: (skills: StoredSkill[], now: string) => R): Promise<R> {
-  return store.db.transaction().execute(async (trx) => {
-    const agent = await authorizeAgent(trx, agentName, principal, 'own')
-    const now = isoTime(store.clock.now())
-    return updateDraft({ db: trx, clock: store.clock }, agent.id, principal.userId, (draft) => change(skillsOf(draft), now))
-  })
-}
-
-/** 201 with the new skill; 422 when the content does not validate; 409 when the agent already has a skill of that name. */
-export async function addSkill(store: AgentsStore, principal: Principal, agentName: string, content: string): Promise<SkillRecord> {
-  await authorizeAgent(store.db, agentName, principal, 'own')
+/** 201 with the new skill; 422 when the content does not validate; 409 when the holder already has a skill of that name. */
+export async function addSkillTo(home: SkillsHome, principal: Principal, content: string): Promise<SkillRecord> {
+  // Access first: a stranger gets 404, not a 422 describing content they may not send.
+  await home.writable(principal)
   const frontmatter = validFrontmatter(content)
-  return changeSkills(store, principal, agentName, (skills, now) => {
-    if (findSkill(skills, frontmatter.name)) throw nameTaken(frontmatter.name)
+  return home.change(principal, (skills, now) => {
+    if (findSkill(skills, frontmatter.name)) throw nameTaken(home, frontmatter.name)
     const skill: StoredSkill = { id: newId(), ...frontmatter, content, created_at: now, updated_at: now }
     skills.push(skill)
     return toRecord(skill)
   })
 }
 
-/** The draft's skills in the order they were added, without content (GET one skill for that). */
-export async function listSkills(db: Kysely<Database>, principal: Principal, agentName: string): Promise<SkillMetadataRecord[]> {
-  const agent = await authorizeAgent(db, agentName, principal, 'own', OWNERS_ONLY_DESIGN)
-  const draft = await readDraft(db, agent.id)
-  return draft ? skillsOf(draft).map(toMetadata) : []
+/** The skills in the order they were added, without content (GET one skill for that). */
+export async function listSkillsOf(home: SkillsHome, principal: Principal): Promise<SkillMetadataRecord[]> {
+  return (await home.read(principal)).map(toMetadata)
 }
 
-export async function getSkill(db: Kysely<Database>, principal: Principal, agentName: string, skillName: string): Promise<SkillRecord> {
-  const agent = await authorizeAgent(db, agentName, principal, 'own', OWNERS_ONLY_DESIGN)
-  const draft = await readDraft(db, agent.id)
-  const skill = draft && findSkill(skillsOf(draft), skillName)
+export async function getSkillOf(home: SkillsHome, principal: Principal, skillName: string): Promise<SkillRecord> {
+  const skill = findSkill(await home.read(principal), skillName)
   if (!skill) throw notFound(SKILL_NOT_FOUND)
   return toRecord(skill)
 }
@@ -77,26 +59,24 @@ export async function getSkill(db: Kysely<Database>, principal: Principal, agent
  * the frontmatter, so refusing would make a rename a delete plus an add that loses the id) unless another skill has
  * that name (409). The same content again changes nothing, not even updated_at.
  */
-export async function replaceSkill(store: AgentsStore, principal: Principal, agentName: string, skillName: string, content: string): Promise<SkillRecord> {
-  const agent = await authorizeAgent(store.db, agentName, principal, 'own')
+export async function replaceSkillIn(home: SkillsHome, principal: Principal, skillName: string, content: string): Promise<SkillRecord> {
   // A wrong path is 404 whatever the content, so the caller fixes the path before the content.
-  const draft = await readDraft(store.db, agent.id)
-  if (!draft || !findSkill(skillsOf(draft), skillName)) throw notFound(SKILL_NOT_FOUND)
+  if (!findSkill(await home.writable(principal), skillName)) throw notFound(SKILL_NOT_FOUND)
   const frontmatter = validFrontmatter(content)
-  return changeSkills(store, principal, agentName, (skills, now) => {
+  return home.change(principal, (skills, now) => {
     const current = findSkill(skills, skillName)
     if (!current) throw notFound(SKILL_NOT_FOUND)
     if (current.content === content) return toRecord(current)
     const holder = findSkill(skills, frontmatter.name)
-    if (holder && holder.id !== current.id) throw nameTaken(frontmatter.name)
+    if (holder && holder.id !== current.id) throw nameTaken(home, frontmatter.name)
     const skill: StoredSkill = { id: current.id, ...frontmatter, content, created_at: current.created_at, updated_at: now }
     skills[skills.indexOf(current)] = skill
     return toRecord(skill)
   })
 }
 
-export async function deleteSkill(store: AgentsStore, principal: Principal, agentName: string, skillName: string): Promise<void> {
-  await changeSkills(store, principal, agentName, (skills) => {
+export async function deleteSkillFrom(home: SkillsHome, principal: Principal, skillName: string): Promise<void> {
+  await home.change(principal, (skills) => {
     const current = findSkill(skills, skillName)
     if (!current) throw notFound(SKILL_NOT_FOUND)
     skills.splice(skills.indexOf(current), 1)
@@ -107,10 +87,22 @@ export async function deleteSkill(store: AgentsStore, principal: Principal, agen
  * Adds the skill, or replaces the one its frontmatter names (the design endpoint's put_skill): an MCP client writes a
  * SKILL.md without first asking whether it exists. The result says which happened.
  */
-export async function putSkill(store: AgentsStore, principal: Principal, agentName: string, content: string): Promise<SkillRecord & { created: boolean }> {
-  const agent = await authorizeAgent(store.db, agentName, principal, 'own')
+export async function putSkillIn(home: SkillsHome, principal: Principal, content: string): Promise<SkillRecord & { created: boolean }> {
+  const existing = await home.writable(principal)
   const { name } = validFrontmatter(content)
-  const draft = await readDraft(store.db, agent.id)
-  if (draft && findSkill(skillsOf(draft), name)) return { ...(await replaceSkill(store, principal, agentName, name, content)), created: false }
-  return { ...(await addSkill(store, principal, agentName, content)), created: true }
+  if (findSkill(existing, name)) return { ...(await replaceSkillIn(home, principal, name, content)), created: false }
+  return { ...(await addSkillTo(home, principal, content)), created: true }
 }
+
+// An agent's draft skills by agent name: what the agent skill routes and the design tools call.
+export const addSkill = (store: AgentsStore, principal: Principal, agentName: string, content: string) =>
+  addSkillTo(agentSkillsHome(store, agentName), principal, content)
+export const listSkills = (store: AgentsStore, principal: Principal, agentName: string) => listSkillsOf(agentSkillsHome(store, agentName), principal)
+export const getSkill = (store: AgentsStore, principal: Principal, agentName: string, skillName: string) =>
+  getSkillOf(agentSkillsHome(store, agentName), principal, skillName)
+export const replaceSkill = (store: AgentsStore, principal: Principal, agentName: string, skillName: string, content: string) =>
+  replaceSkillIn(agentSkillsHome(store, agentName), principal, skillName, content)
+export const deleteSkill = (store: AgentsStore, principal: Principal, agentName: string, skillName: string) =>
+  deleteSkillFrom(agentSkillsHome(store, agentName), principal, skillName)
+export const putSkill = (store: AgentsStore, principal: Principal, agentName: string, content: string) =>
+  putSkillIn(agentSkillsHome(store, agentName), principal, content)
