@@ -103,13 +103,14 @@ export function createModules(platform: Platform): Modules {
     startTimer: platform.outbound?.startTimer,
   })
   const applications = createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service })
-  const skills = createSkillsModule(ctx)
+  const skills = createSkillsModule(ctx, { applications: applications.skills })
   const workflows = createWorkflowsModule(ctx, { providers })
   const mcp = createMcpModule(ctx, {
     authenticate,
     workflowTools: workflows.tools,
     skillTools: skills.tools,
     operationTools: applications.tools,
+    applicationSkills: applications.skills,
     interactions: interactions.service,
     licenseLapsed,
   })

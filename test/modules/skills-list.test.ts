@@ -131,7 +131,7 @@ describe('GET /api/mcp/list_skills for agents', () => {
 })
 
 describe('GET /api/mcp/list_skills: other apps and bad queries', () => {
-  test('app_type=mcp: 404 App not found (MCP apps do not exist yet)', async () => {
+  test('app_type=mcp for an MCP app that does not exist: 404 App not found', async () => {
     expect(await list({ app_type: 'mcp' })).toMatchObject({ status: 404, body: { detail: 'App not found' } })
     expect(await list({ app_type: 'mcp', genai_app: 'anything', detail_level: 'summary' })).toMatchObject({ status: 404, body: { detail: 'App not found' } })
   })

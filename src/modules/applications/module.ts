@@ -10,7 +10,9 @@ import { createImportRunner, type ImportRunner } from './document/run-import.ts'
 import { OperationExecutor } from './execute.ts'
 import { ApplicationsRevision } from './revision.ts'
 import { applicationRoutes } from './routes.ts'
+import { applicationSkills } from './skills-home.ts'
 import { OperationTools } from './tools.ts'
+import type { ApplicationSkills } from '../skills/home.ts'
 import { ApplicationsService } from './service.ts'
 
 export interface ApplicationsModule extends CapabilityModule<ApplicationsService> {
@@ -18,6 +20,8 @@ export interface ApplicationsModule extends CapabilityModule<ApplicationsService
   readonly executor: OperationExecutor
   /** One tool per operation, for agents' and MCP apps' endpoints. */
   readonly tools: OperationTools
+  /** MCP apps' skills (served by the skills module's routes and load_skill). */
+  readonly skills: ApplicationSkills
 }
 
 export interface ApplicationsDependencies {
@@ -49,5 +53,6 @@ export function createApplicationsModule(ctx: ModuleContext, deps: ApplicationsD
     userAgent: `Agentbox/${VERSION}`,
   })
   const tools = new OperationTools({ db, executor, revision })
-  return { routes: applicationRoutes(ctx.guard, service, credentials, executor), service, credentials, executor, tools }
+  const skills = applicationSkills(db, ctx.clock, revision)
+  return { routes: applicationRoutes(ctx.guard, service, credentials, executor), service, credentials, executor, tools, skills }
 }

@@ -244,6 +244,7 @@ export class ApplicationsService {
       const app = await changeableApplication(trx, principal, apiName)
       await trx.deleteFrom('application_credentials').where('application_id', '=', app.id).execute()
       await trx.deleteFrom('application_operations').where('application_id', '=', app.id).execute()
+      await trx.deleteFrom('application_skills').where('application_id', '=', app.id).execute()
       await trx.deleteFrom('applications').where('id', '=', app.id).execute()
       await writeAudit(trx, this.#clock, {
         actor_id: principal.userId,

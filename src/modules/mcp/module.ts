@@ -3,6 +3,7 @@
 import type { Authenticate } from '../../platform/auth/principal.ts'
 import type { ToolProvider } from '../../platform/tools/tool.ts'
 import type { OperationTools } from '../applications/tools.ts'
+import type { ApplicationSkills } from '../skills/home.ts'
 import type { InteractionsService } from '../interactions/service.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { SkillToolsTarget } from '../skills/tools.ts'
@@ -20,6 +21,7 @@ export interface McpDependencies {
   readonly workflowTools: ToolProvider<WorkflowToolsTarget>
   readonly skillTools: ToolProvider<SkillToolsTarget>
   readonly operationTools: OperationTools
+  readonly applicationSkills: ApplicationSkills
   readonly interactions: InteractionsService
   readonly licenseLapsed: () => boolean
 }
@@ -31,6 +33,7 @@ export function createMcpModule(ctx: ModuleContext, deps: McpDependencies): McpM
     workflowTools: deps.workflowTools,
     skillTools: deps.skillTools,
     operationTools: deps.operationTools,
+    applicationSkills: deps.applicationSkills,
     designTools: new DesignTools({ db: ctx.database.db, clock: ctx.clock }),
     interactions: deps.interactions,
     licenseLapsed: deps.licenseLapsed,

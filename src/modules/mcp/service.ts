@@ -9,10 +9,10 @@ import { callTool, ToolError, type Tool, type ToolOutcome, type ToolProvider } f
 import { authorizeAgent, OWNERS_ONLY_DESIGN, type AgentRow } from '../agents/access.ts'
 import { applicationsOf } from '../agents/applications.ts'
 import { readDraft, readLive } from '../agents/draft.ts'
-import type { AgentDocument } from '../agents/document.ts'
 import type { OperationTools } from '../applications/tools.ts'
 import type { InteractionsService } from '../interactions/service.ts'
-import { skillsOf } from '../skills/records.ts'
+import type { ApplicationSkills } from '../skills/home.ts'
+import { skillsOf, type StoredSkill } from '../skills/records.ts'
 import type { SkillToolsTarget } from '../skills/tools.ts'
 import type { WorkflowToolsTarget } from '../workflows/tools.ts'
 import { ClientNames } from './client-names.ts'
@@ -29,6 +29,7 @@ export interface McpServiceDependencies {
   readonly workflowTools: ToolProvider<WorkflowToolsTarget>
   readonly skillTools: ToolProvider<SkillToolsTarget>
   readonly operationTools: OperationTools
+  readonly applicationSkills: ApplicationSkills
   readonly designTools: DesignTools
   readonly interactions: InteractionsService
   /** True once the licence is past its grace period: tools that change things answer an error result. */
@@ -58,9 +59,9 @@ function toCallResult(outcome: ToolOutcome): CallResult {
   return { content: [{ type: 'text', text }], ...(structured && { structuredContent: content as Record<string, unknown> }) }
 }
 
-function skillResources(agent: string, document: AgentDocument): McpResource[] {
-  return skillsOf(document).map((skill) => ({
-    uri: `skill://${agent}/${skill.name}`,
+function skillResources(holder: string, skills: readonly StoredSkill[]): McpResource[] {
+  return skills.map((skill) => ({
+    uri: `skill://${holder}/${skill.name}`,
     name: skill.name,
     description: skill.description,
     mimeType: 'text/markdown',
@@ -111,7 +112,7 @@ export class McpService {
       source === 'draft'
         ? `This is the design endpoint of the agent ${agent.name}: its tools read and change the draft, which chat and the live MCP URL do not use until you publish it.`
         : document?.instructions || undefined
-    return buildSurface({ name: agent.name, title: agent.name, instructions }, tools, document ? skillResources(agent.name, document) : [])
+    return buildSurface({ name: agent.name, title: agent.name, instructions }, tools, document ? skillResources(agent.name, skillsOf(document)) : [])
   }
 
   async #appSurface(principal: Principal, apiName: string): Promise<McpSurface> {
@@ -124,8 +125,13 @@ export class McpService {
     if (!app || !visible) throw notFound(APP_NOT_FOUND)
     const key = `app|${app.id}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}`
     return this.#cached(key, async () => {
-      const tools = await this.#deps.operationTools.tools(principal, [{ api_name: app.api_name }])
-      return buildSurface({ name: app.api_name, title: app.title, instructions: app.description || undefined }, tools)
+      const [operations, skill, skills] = await Promise.all([
+        this.#deps.operationTools.tools(principal, [{ api_name: app.api_name }], new Set(['load_skill'])),
+        this.#deps.skillTools(principal, { application: app.api_name }),
+        this.#deps.applicationSkills.ofMcpApp(principal, app.api_name),
+      ])
+      const identity = { name: app.api_name, title: app.title, instructions: app.description || undefined }
+      return buildSurface(identity, [...operations, ...skill], skillResources(app.api_name, skills ?? []))
     })
   }
 

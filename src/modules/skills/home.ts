@@ -16,6 +16,13 @@ export interface SkillsHome {
   change<R>(principal: Principal, change: (skills: StoredSkill[], now: string) => R): Promise<R>
 }
 
+/** The skills of applications, as the applications module keeps them. */
+export interface ApplicationSkills {
+  home(apiName: string): SkillsHome
+  /** The skills of the MCP app `apiName` (imported with create_mcp) if the caller sees it, else null. */
+  ofMcpApp(principal: Principal, apiName: string): Promise<StoredSkill[] | null>
+}
+
 /** An agent's draft: owners only (viewers read the live skills through list_skills and load_skill). */
 export function agentSkillsHome(store: AgentsStore, agentName: string): SkillsHome {
   const draftSkills = async (principal: Principal, forbiddenDetail?: string) => {

@@ -1,9 +1,11 @@
-// GET /api/mcp/list_skills: the skill metadata an app exposes, for agents the live version's (owners may ask for the draft).
+// GET /api/mcp/list_skills: the skill metadata an app exposes: for agents the live version's (owners may ask for the
+// draft), for MCP apps (applications imported with create_mcp) their own.
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { notFound } from '../../platform/errors.ts'
 import { authorizeAgent, OWNERS_ONLY_DESIGN, readDraft, readLive } from '../agents/service.ts'
+import type { ApplicationSkills } from './home.ts'
 import { skillsOf, toMetadata, toSummary, type SkillMetadataRecord, type SkillSummaryRecord, type StoredSkill } from './records.ts'
 
 export const APP_NOT_FOUND = 'App not found'
@@ -31,14 +33,22 @@ async function agentSkills(db: Kysely<Database>, principal: Principal, name: str
   return live ? skillsOf(live.document) : []
 }
 
+async function mcpAppSkills(applications: ApplicationSkills, principal: Principal, apiName: string): Promise<StoredSkill[]> {
+  // Not an MCP app, or one the caller cannot see: the same 404, so its existence does not leak.
+  const skills = await applications.ofMcpApp(principal, apiName)
+  if (!skills) throw notFound(APP_NOT_FOUND)
+  return skills
+}
+
 /**
  * `summary` items are exactly {id, name, description} (what a model needs to choose a skill); `full` items add every
  * other frontmatter field and the timestamps. Neither carries the body: a client fetches that when it uses the skill.
  */
-export async function listAppSkills(db: Kysely<Database>, principal: Principal, query: ListSkillsQuery): Promise<SkillList> {
-  // MCP apps do not exist yet (no module owns them): every MCP app is unknown until one does.
-  if (query.app_type === 'mcp') throw notFound(APP_NOT_FOUND)
-  const skills = await agentSkills(db, principal, query.genai_app, query.version ?? 'live')
+export async function listAppSkills(db: Kysely<Database>, applications: ApplicationSkills, principal: Principal, query: ListSkillsQuery): Promise<SkillList> {
+  const skills =
+    query.app_type === 'mcp'
+      ? await mcpAppSkills(applications, principal, query.genai_app)
+      : await agentSkills(db, principal, query.genai_app, query.version ?? 'live')
   const view = (query.detail_level ?? 'full') === 'summary' ? toSummary : toMetadata
   return { skill_list: skills.map(view) }
 }

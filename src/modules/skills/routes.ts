@@ -2,6 +2,8 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { AgentsStore } from '../agents/service.ts'
+import { applicationSkillRoutes } from './app-routes.ts'
+import type { ApplicationSkills } from './home.ts'
 import { listAppSkills } from './listing.ts'
 import {
   AgentParams,
@@ -18,7 +20,7 @@ import {
 import { addSkill, deleteSkill, getSkill, listSkills, replaceSkill } from './service.ts'
 import { validateSkill } from './validator/index.ts'
 
-export function skillRoutes(guard: AuthGuard, store: AgentsStore) {
+export function skillRoutes(guard: AuthGuard, store: AgentsStore, applications: ApplicationSkills) {
   const tags = ['skills']
   return new Elysia({ name: 'skill-routes' })
     .use(guard)
@@ -112,7 +114,7 @@ export function skillRoutes(guard: AuthGuard, store: AgentsStore) {
         },
       },
     )
-    .get('/api/mcp/list_skills', ({ principal, query }) => listAppSkills(store.db, principal, query), {
+    .get('/api/mcp/list_skills', ({ principal, query }) => listAppSkills(store.db, applications, principal, query), {
       auth: 'member',
       query: ListSkillsQuery,
       response: { 200: SkillList },
@@ -126,4 +128,5 @@ export function skillRoutes(guard: AuthGuard, store: AgentsStore) {
         },
       },
     })
+    .use(applicationSkillRoutes(guard, applications))
 }

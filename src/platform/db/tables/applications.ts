@@ -74,8 +74,17 @@ export interface ApplicationCredentialsTable {
   updated_by: string
 }
 
+/** Migration 0010: an MCP app's skills, absent until its first skill is added. */
+export interface ApplicationSkillsTable {
+  application_id: string
+  /** JSON array of stored skills `{id, name, description, …frontmatter, content, created_at, updated_at}`. */
+  skills: string
+  updated_at: string
+}
+
 export interface ApplicationsTables {
   applications: ApplicationsTable
   application_operations: ApplicationOperationsTable
   application_credentials: ApplicationCredentialsTable
+  application_skills: ApplicationSkillsTable
 }
