@@ -18,6 +18,7 @@ import { SecretStore } from './platform/secrets.ts'
 import { lockDataDir, type DataDirLock } from './platform/data-dir-lock.ts'
 import { createModules, inStartOrder, type Modules, type Platform } from './modules/registry.ts'
 import { MCP_PATH } from './modules/mcp/routes.ts'
+import { OAUTH_OWN_BODY } from './modules/oauth/request-body.ts'
 import { SPEC_UPLOAD_LIMIT, SPEC_UPLOAD_PATH } from './modules/applications/routes.ts'
 import { VERSION } from './version.ts'
 
@@ -74,6 +75,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.applications,
   m.insights,
   m.mcp,
+  m.oauth,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {
@@ -84,7 +86,12 @@ function buildApp(config: Config, logger: Logger, modules: Modules) {
     .use(
       httpPlatform({
         logger,
-        limits: { json: config.bodyLimit, upload: config.uploadBodyLimit, largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT }, ownBody: MCP_PATH },
+        limits: {
+          json: config.bodyLimit,
+          upload: config.uploadBodyLimit,
+          largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT },
+          ownBody: new RegExp(`${MCP_PATH.source}|${OAUTH_OWN_BODY.source}`),
+        },
         allowedMethods: allowedMethodsOf(() => app.routes),
       }),
     )

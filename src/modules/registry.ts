@@ -24,6 +24,7 @@ import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
 import { createMcpModule, type McpModule } from './mcp/module.ts'
+import { createOauthModule, OAUTH_ACCESS_TOKEN_PREFIX, type OauthModule } from './oauth/module.ts'
 import { createLicenseModule, type LicenseModule } from './license/module.ts'
 import { createOrganisationModule, type OrganisationModule } from './organisation/module.ts'
 import { createSettingsModule, type SettingsModule } from './settings/module.ts'
@@ -52,6 +53,7 @@ export interface Modules {
   readonly applications: ApplicationsModule
   readonly insights: InsightsModule
   readonly mcp: McpModule
+  readonly oauth: OauthModule
 }
 
 export interface Platform {
@@ -105,8 +107,11 @@ export function createModules(platform: Platform): Modules {
   const applications = createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service })
   const skills = createSkillsModule(ctx, { applications: applications.skills })
   const workflows = createWorkflowsModule(ctx, { providers })
+  const oauth = createOauthModule(ctx, { outbound })
   const mcp = createMcpModule(ctx, {
     authenticate,
+    // OAuth access tokens this instance issued, each bound to one MCP URL.
+    oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
     workflowTools: workflows.tools,
     skillTools: skills.tools,
     operationTools: applications.tools,
@@ -132,6 +137,7 @@ export function createModules(platform: Platform): Modules {
     applications,
     insights: createInsightsModule(ctx),
     mcp,
+    oauth,
   }
 }
 

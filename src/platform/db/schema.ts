@@ -3,6 +3,7 @@ import type { Generated } from 'kysely'
 import type { AgentsTables } from './tables/agents.ts'
 import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
+import type { OauthTables } from './tables/oauth.ts'
 import type { TasksTables } from './tables/tasks.ts'
 import type { WorkflowsTables } from './tables/workflows.ts'
 
@@ -73,4 +74,4 @@ export interface FoundationTables {
   licenses: LicensesTable
 }
 
-export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables, WorkflowsTables, ApplicationsTables {}
+export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables, WorkflowsTables, ApplicationsTables, OauthTables {}

@@ -8,6 +8,7 @@ import * as m0005 from './0005_workflows.ts'
 import * as m0006 from './0006_interaction_user_rollup.ts'
 import * as m0007 from './0007_applications.ts'
 import * as m0008 from './0008_insights.ts'
+import * as m0009 from './0009_oauth.ts'
 import * as m0010 from './0010_application_skills.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
@@ -20,5 +21,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0006_interaction_user_rollup': m0006,
   '0007_applications': m0007,
   '0008_insights': m0008,
+  '0009_oauth': m0009,
   '0010_application_skills': m0010,
 })
