@@ -4,8 +4,10 @@ import { useEffect, useState } from 'preact/hooks'
 import { session, whenSessionEnds } from './api.ts'
 import { ApplicationsPage } from './pages/applications.ts'
 import { ApprovalsPage } from './pages/approvals.ts'
+import { ConnectedClientsPage } from './pages/connected-clients.ts'
 import { InsightsPage } from './pages/insights.ts'
 import { LoginPage } from './pages/login.ts'
+import { OauthConsentPage } from './pages/oauth-consent.ts'
 import { OverviewPage } from './pages/overview.ts'
 import { SettingsPage } from './pages/settings.ts'
 import { SetupPage } from './pages/setup.ts'
@@ -25,6 +27,7 @@ const PAGES = [
   { path: '/usage', title: 'Usage', admin: false },
   { path: '/insights', title: 'Insights', admin: false },
   { path: '/settings', title: 'Settings', admin: false },
+  { path: '/connected-clients', title: 'Connected clients', admin: false },
 ] as const
 
 function Frame({ me, path, children, signOut }: { me: Me; path: string; children?: ComponentChildren; signOut: () => void }) {
@@ -53,10 +56,20 @@ function Frame({ me, path, children, signOut }: { me: Me; path: string; children
   )
 }
 
+/** The console's own path to return to after signing in: `?next=` on /login, else the page that asked for sign-in. */
+function afterSignIn(path: string): string {
+  if (path !== '/login' && path !== '/') return location.pathname + location.search
+  const next = new URLSearchParams(location.search).get('next')
+  // Only a path on this origin: `//host` or a scheme would make the sign-in page an open redirect.
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/overview'
+}
+
 function App() {
   const path = usePath()
   const [user, setUser] = useState<{ me: Me; settings: UserSettings } | null>(null)
   const [error, setError] = useState('')
+  // Signing in on the page that asked for it (the OAuth consent page) leaves the path as it was: this re-renders.
+  const [, setSignIns] = useState(0)
   const signedIn = session.token() !== null
 
   const refresh = () => loadSession().then(setUser, (e) => setError(String(e?.message ?? e)))
@@ -75,10 +88,17 @@ function App() {
 
   if (path === '/setup') return h(SetupPage, null)
   if (!signedIn || path === '/login') {
-    if (signedIn) navigate('/overview', true)
-    return h(LoginPage, { onSignedIn: () => navigate('/overview', true) })
+    if (signedIn) navigate(afterSignIn(path), true)
+    return h(LoginPage, {
+      onSignedIn: () => {
+        navigate(afterSignIn(path), true)
+        setSignIns((n) => n + 1)
+      },
+    })
   }
   if (!user) return h('main', null, error ? h(Banner, { kind: 'error' }, error) : h(Loading, null))
+  // A page of its own, without the console's navigation: the user is in the middle of connecting an application.
+  if (path === '/oauth/consent') return h(OauthConsentPage, { me: user.me })
   const page = PAGES.find((p) => path.startsWith(p.path))
   if (!page) {
     navigate('/overview', true)
@@ -94,6 +114,7 @@ function App() {
     '/usage': () => h(UsagePage, null),
     '/insights': () => h(InsightsPage, { me }),
     '/settings': () => h(SettingsPage, { me, settings: user.settings, onSaved: refresh }),
+    '/connected-clients': () => h(ConnectedClientsPage, null),
   }[page.path]
   return h(Frame, { me, path, signOut }, body())
 }

@@ -5,7 +5,19 @@ import type { TenantService } from '../tenant/service.ts'
 import { consoleAssets, type ConsoleAssets } from './assets.ts'
 
 /** Client-side routes: a reload or a shared link on any of them gets the app, which then draws the page. */
-export const CONSOLE_PATHS = ['/login', '/overview', '/users', '/tasks', '/approvals', '/applications', '/usage', '/insights', '/settings'] as const
+export const CONSOLE_PATHS = [
+  '/login',
+  '/overview',
+  '/users',
+  '/tasks',
+  '/approvals',
+  '/applications',
+  '/usage',
+  '/insights',
+  '/settings',
+  '/connected-clients',
+  '/oauth/consent',
+] as const
 
 const NO_STORE = { 'cache-control': 'no-store' }
 const hidden = { detail: { hide: true } }
