@@ -2,6 +2,7 @@
 import { render, type ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { session, whenSessionEnds } from './api.ts'
+import { AgentsPage } from './pages/agents.ts'
 import { ApplicationsPage } from './pages/applications.ts'
 import { ApprovalsPage } from './pages/approvals.ts'
 import { ConnectedClientsPage } from './pages/connected-clients.ts'
@@ -21,6 +22,7 @@ import { Banner, h, Link, Loading } from './ui.ts'
 const PAGES = [
   { path: '/overview', title: 'Overview', admin: false },
   { path: '/users', title: 'Users', admin: true },
+  { path: '/agents', title: 'Agents', admin: false },
   { path: '/tasks', title: 'Tasks', admin: false },
   { path: '/approvals', title: 'Approvals', admin: false },
   { path: '/applications', title: 'Applications', admin: false },
@@ -108,6 +110,7 @@ function App() {
   const body = {
     '/overview': () => h(OverviewPage, { me }),
     '/users': () => h(UsersPage, { me }),
+    '/agents': () => h(AgentsPage, null),
     '/tasks': () => h(TasksPage, { me }),
     '/approvals': () => h(ApprovalsPage, { me }),
     '/applications': () => h(ApplicationsPage, { me }),

@@ -452,6 +452,73 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     await page.getByText('Agent not found').waitFor()
   }, 30_000)
 
+  test('the agents page gives an MCP URL with client configurations; an MCP client is approved on the consent page, then disconnected', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click()
+    await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor()
+    await page.getByRole('button', { name: 'refund-bot' }).click()
+    const url = `${base}/agent/refund-bot/mcp`
+    expect(await page.getByLabel('MCP URL').first().inputValue()).toBe(url)
+    await page.getByRole('button', { name: 'VS Code' }).first().click()
+    expect(JSON.parse((await page.getByLabel('VS Code configuration').textContent())!)).toEqual({ servers: { 'refund-bot': { type: 'http', url } } })
+    await shot('23-agents-mcp')
+
+    // What an MCP client does: register, then send the browser to authorize with PKCE and the resource.
+    const redirect = 'http://127.0.0.1:9/callback'
+    const client = await api('POST', '/oauth/register', { client_name: 'E2E Client', redirect_uris: [redirect] })
+    const verifier = 'v'.repeat(43)
+    const challenge = new Bun.CryptoHasher('sha256').update(verifier).digest('base64url')
+    const authorize = new URL(`${base}/oauth/authorize`)
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirect,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'xyz',
+      resource: url,
+    }))
+      authorize.searchParams.set(k, v)
+    const callback = page.waitForRequest((request) => request.url().startsWith(redirect))
+    await page.goto(authorize.href)
+    await page.getByRole('heading', { name: 'Connect E2E Client to Agentbox?' }).waitFor()
+    await shot('24-oauth-consent')
+    await page.getByRole('button', { name: 'Approve' }).click()
+    const back = new URL((await callback).url())
+    expect(back.searchParams.get('state')).toBe('xyz')
+    const tokenRes = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        redirect_uri: redirect,
+        client_id: client.client_id,
+        code_verifier: verifier,
+      }),
+    })
+    const { access_token } = (await tokenRes.json()) as { access_token: string }
+    const listTools = () =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${access_token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      })
+    expect((await listTools()).status).toBe(200)
+
+    await page.goto(`${base}/connected-clients`)
+    await page.getByRole('row', { name: /E2E Client/ }).waitFor()
+    await shot('25-connected-clients')
+    page.once('dialog', (dialog) => dialog.accept())
+    await page.getByRole('button', { name: 'Disconnect E2E Client' }).click()
+    await page.getByText('E2E Client was disconnected.').waitFor()
+    expect((await listTools()).status).toBe(401)
+  }, 30_000)
+
   test('an evaluator on a production server (no licence) starts a 30-day evaluation from the wizard and sees it on the overview', async () => {
     const port = freePort()
     const evalBase = `http://127.0.0.1:${port}`

@@ -9,6 +9,7 @@ export const CONSOLE_PATHS = [
   '/login',
   '/overview',
   '/users',
+  '/agents',
   '/tasks',
   '/approvals',
   '/applications',

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import type { Me } from '../session.ts'
 import { Banner, Field, h, Loading, useLoad } from '../ui.ts'
+import { McpConnect } from './mcp-connect.ts'
 
 export interface Warning {
   pointer: string
@@ -22,6 +23,7 @@ export interface Application {
   server_url: string | null
   owner_id: string
   warnings: Warning[]
+  mcp_url: string | null
 }
 interface Operation {
   operation_id: string
@@ -246,6 +248,7 @@ export function ApplicationDetail({ app, me, onDeleted }: { app: Application; me
     error ? h(Banner, { kind: 'error' }, error) : null,
     canChange ? h('div', { class: 'row-actions' }, h('button', { type: 'button', onClick: remove }, 'Delete application')) : null,
     h(Credentials, { app }),
+    app.mcp_url ? h(McpConnect, { name: app.api_name, url: app.mcp_url, heading: 'MCP app: connect an MCP client' }) : null,
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'operations-title' },
