@@ -79,8 +79,39 @@ describe('transport rules', () => {
   test('a foreign Origin is refused with 403 before anything else', async () => {
     const res = await rpc(live, w.viewer.token, listTools, { headers: { origin: 'https://evil.example' } })
     expect(res.status).toBe(403)
+    // A loopback instance reached from its own origin (a local page, the MCP conformance suite) is served.
     const same = await rpc(live, w.viewer.token, listTools, { headers: { origin: w.base } })
     expect(same.status).toBe(200)
+  })
+
+  test('DNS rebinding: a page whose Origin matches the Host it rebound to our address is refused', async () => {
+    const rebound = await w.t.server.fetch(
+      new Request(`http://evil.example/agent/${agent}/mcp`, {
+        method: 'POST',
+        headers: {
+          origin: 'http://evil.example',
+          authorization: `Bearer ${w.viewer.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(listTools),
+      }),
+    )
+    expect(rebound.status).toBe(403)
+    // Without an Origin (every MCP client that is not a browser page), the same request is served.
+    const client = await w.t.server.fetch(
+      new Request(`http://agentbox.example/agent/${agent}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${w.viewer.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify(listTools),
+      }),
+    )
+    expect(client.status).toBe(200)
   })
 
   test('GET and DELETE are 405 with Allow: POST (stateless: no stream to open, no session to end)', async () => {

@@ -54,10 +54,19 @@ async function principalOf(request: Request, deps: McpRouteDependencies): Promis
   }
 }
 
-/** A browser page on another origin may not drive a user's MCP session (the MCP transport's DNS-rebinding rule). */
-function foreignOrigin(request: Request): boolean {
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * The MCP transport's DNS-rebinding rule. MCP clients (apps, CLIs, hosted connectors) send no Origin; a browser does.
+ * A page on another origin cannot send a bearer token here (these endpoints grant no CORS preflight), so the browser
+ * request that still arrives is a rebinding page, whose Origin equals the Host it rebound to our address: equality
+ * proves nothing. A browser Origin is accepted only for a loopback instance reached from its own origin.
+ */
+function refusedOrigin(request: Request): boolean {
   const origin = request.headers.get('origin')
-  return origin !== null && origin !== new URL(request.url).origin
+  if (origin === null) return false
+  const own = new URL(request.url)
+  return origin !== own.origin || !LOOPBACK.has(own.hostname)
 }
 
 const RESPONSES = {
@@ -81,7 +90,7 @@ function describe(summary: string, description: string) {
 
 export function mcpRoutes(deps: McpRouteDependencies) {
   const serve = async (request: Request, endpoint: McpEndpoint): Promise<Response> => {
-    if (foreignOrigin(request)) return jsonRpcError(403, 'Forbidden: the Origin of this request is not this server')
+    if (refusedOrigin(request)) return jsonRpcError(403, 'Forbidden: MCP endpoints do not serve browser pages (Origin)')
     const principal = await principalOf(request, deps)
     const surface = await deps.service.surface(principal, endpoint)
     const callerKey = sha256Hex(`${principal.userId}|${request.headers.get('authorization') ?? ''}`)

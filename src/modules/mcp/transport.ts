@@ -40,7 +40,12 @@ const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
 function serverFor(exchange: McpExchange | undefined): Server {
   if (!exchange) throw new Error('MCP request without its exchange')
   const { surface } = exchange
-  const capabilities = { tools: { listChanged: false }, ...(surface.resources.size > 0 && { resources: { listChanged: false, subscribe: false } }) }
+  // logging: the SDK's own logging/setLevel (clients set a level; no tool logs yet). Deprecated from 2026-07-28, still served.
+  const capabilities = {
+    tools: { listChanged: false },
+    logging: {},
+    ...(surface.resources.size > 0 && { resources: { listChanged: false, subscribe: false } }),
+  }
   // The low-level Server: tools come from data with JSON Schemas we publish as they are and check ourselves.
   const server = new Server({ name: surface.name, title: surface.title, version: VERSION }, { capabilities, instructions: surface.instructions })
   server.setRequestHandler('tools/list', async () => ({ tools: surface.listed as never }))
