@@ -1,6 +1,7 @@
 // Who may do what with an agent: owners edit, viewers use the live version, admins see all, everyone else gets 404.
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
+import { compileOnce } from '../../platform/db/compiled-query.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { AgentsTable } from '../../platform/db/tables/agents.ts'
 import { forbidden, notFound } from '../../platform/errors.ts'
@@ -20,15 +21,24 @@ export type AgentRow = AgentsTable & { role: AgentRole; creator_email: string }
 
 type Key = { name: string } | { id: string }
 
+type FoundRow = AgentsTable & { member_role: 'owner' | 'viewer' | null; creator_email: string }
+
+// Every agent request runs one of these two lookups; compiled once (compiled-query.ts).
+const rowQuery = (by: 'agents.name' | 'agents.id') =>
+  compileOnce<Database, 'key' | 'userId', FoundRow>(['key', 'userId'], (db, p) =>
+    db
+      .selectFrom('agents')
+      .innerJoin('users as creator', 'creator.id', 'agents.created_by')
+      .leftJoin('agent_members as m', (join) => join.onRef('m.agent_id', '=', 'agents.id').on('m.user_id', '=', p.userId))
+      .selectAll('agents')
+      .select(['m.role as member_role', 'creator.email as creator_email'])
+      .where(by, '=', p.key),
+  )
+const byName = rowQuery('agents.name')
+const byId = rowQuery('agents.id')
+
 async function findRow(db: Kysely<Database>, key: Key, principal: Principal): Promise<AgentRow | null> {
-  const row = await db
-    .selectFrom('agents')
-    .innerJoin('users as creator', 'creator.id', 'agents.created_by')
-    .leftJoin('agent_members as m', (join) => join.onRef('m.agent_id', '=', 'agents.id').on('m.user_id', '=', principal.userId))
-    .selectAll('agents')
-    .select(['m.role as member_role', 'creator.email as creator_email'])
-    .$call((q) => ('name' in key ? q.where('agents.name', '=', key.name) : q.where('agents.id', '=', key.id)))
-    .executeTakeFirst()
+  const [row] = 'name' in key ? await byName(db, { key: key.name, userId: principal.userId }) : await byId(db, { key: key.id, userId: principal.userId })
   if (!row) return null
   const { member_role, ...agent } = row
   const role: AgentRole | null = member_role ?? (principal.role === 'admin' ? 'admin' : null)

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { isoTime, type Clock } from '../../platform/clock.ts'
+import { compileOnce } from '../../platform/db/compiled-query.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { notFound, tooLarge } from '../../platform/errors.ts'
@@ -20,9 +21,21 @@ export interface VersionDocument {
   document: AgentDocument
 }
 
+// Read on every tool call, run and skill request: compiled once (compiled-query.ts).
+const draftQuery = compileOnce<Database, 'agentId', { document: string }>(['agentId'], (db, p) =>
+  db.selectFrom('agent_drafts').select('document').where('agent_id', '=', p.agentId),
+)
+const liveQuery = compileOnce<Database, 'agentId', { version: number; document: string }>(['agentId'], (db, p) =>
+  db
+    .selectFrom('agents')
+    .innerJoin('agent_versions as v', (join) => join.onRef('v.agent_id', '=', 'agents.id').onRef('v.version', '=', 'agents.live_version'))
+    .select(['v.version', 'v.document'])
+    .where('agents.id', '=', p.agentId),
+)
+
 /** The draft document, or null when the agent does not exist. Callers check access first (authorizeAgent). */
 export async function readDraft(db: Kysely<Database>, agentId: string): Promise<AgentDocument | null> {
-  const row = await db.selectFrom('agent_drafts').select('document').where('agent_id', '=', agentId).executeTakeFirst()
+  const [row] = await draftQuery(db, { agentId })
   return row ? parseDocument(row.document) : null
 }
 
@@ -34,12 +47,7 @@ export async function readVersion(db: Kysely<Database>, agentId: string, version
 
 /** The live version's document: what chat, tasks, workflow runs (version=live) and `/agent/{name}/mcp` use. Null when the agent does not exist or was never published. */
 export async function readLive(db: Kysely<Database>, agentId: string): Promise<VersionDocument | null> {
-  const row = await db
-    .selectFrom('agents')
-    .innerJoin('agent_versions as v', (join) => join.onRef('v.agent_id', '=', 'agents.id').onRef('v.version', '=', 'agents.live_version'))
-    .select(['v.version', 'v.document'])
-    .where('agents.id', '=', agentId)
-    .executeTakeFirst()
+  const [row] = await liveQuery(db, { agentId })
   return row ? { version: row.version, document: parseDocument(row.document) } : null
 }
 

@@ -1,0 +1,49 @@
+// compileOnce: Kysely builds and compiles a query once; each run swaps the values, on the database or in a transaction.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { Kysely } from 'kysely'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { compileOnce } from '../../src/platform/db/compiled-query.ts'
+import { openDatabase } from '../../src/platform/db/database.ts'
+
+interface Db {
+  things: { id: string; owner: string; name: string }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'agentbox-compiled-'))
+const handle = openDatabase(join(dir, 'db.sqlite'))
+const db = handle.db as unknown as Kysely<Db>
+handle.writer.run('CREATE TABLE things (id TEXT PRIMARY KEY, owner TEXT NOT NULL, name TEXT NOT NULL)')
+handle.writer.run("INSERT INTO things VALUES ('a', 'ann', 'Apple'), ('b', 'bob', 'Banana'), ('c', 'ann', 'Cherry')")
+afterAll(async () => {
+  await handle.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('compileOnce', () => {
+  test('runs with each call’s values, whatever order the parameters take in the SQL', async () => {
+    let builds = 0
+    const find = compileOnce<Db, 'owner' | 'name', { id: string }>(['owner', 'name'], (kysely, p) => {
+      builds++
+      return kysely.selectFrom('things').select('id').where('name', '!=', p.name).where('owner', '=', p.owner).orderBy('id')
+    })
+    expect(await find(db, { owner: 'ann', name: 'Apple' })).toEqual([{ id: 'c' }])
+    expect(await find(db, { name: 'Zzz', owner: 'ann' })).toEqual([{ id: 'a' }, { id: 'c' }])
+    expect(await find(db, { owner: 'nobody', name: '' })).toEqual([])
+    expect(builds).toBe(1)
+  })
+
+  test('runs inside a transaction and sees its writes', async () => {
+    const byId = compileOnce<Db, 'id', { name: string }>(['id'], (kysely, p) => kysely.selectFrom('things').select('name').where('id', '=', p.id))
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('things').values({ id: 'd', owner: 'dan', name: 'Date' }).execute()
+      expect(await byId(trx, { id: 'd' })).toEqual([{ name: 'Date' }])
+    })
+  })
+
+  test('a value written into the query instead of a marker is refused on the first run', async () => {
+    const wrong = compileOnce<Db, 'id', { name: string }>(['id'], (kysely) => kysely.selectFrom('things').select('name').where('id', '=', 'a'))
+    await expect(wrong(db, { id: 'a' })).rejects.toThrow(/not one of the markers/)
+  })
+})
