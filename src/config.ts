@@ -53,6 +53,11 @@ export interface Config {
   readonly outboundAllow: readonly AllowEntry[]
   /** AGENTBOX_TASK_MIN_INTERVAL_S: the shortest gap a cron task's runs may have (each run is a model call). */
   readonly taskMinIntervalS: number
+  /**
+   * AGENTBOX_PUBLIC_URL: the origin users and MCP clients reach the instance at (`https://agentbox.example.com`), for the
+   * URLs it hands out (MCP URLs, OAuth issuer and resources). Null: the origin each request came to.
+   */
+  readonly publicUrl: string | null
 }
 
 export class ConfigError extends Error {}
@@ -140,6 +145,20 @@ function loadOutboundAllow(text: string): readonly AllowEntry[] {
   }
 }
 
+/** An http(s) origin (behind a TLS proxy, the https one clients use); a trailing slash is dropped, a path refused. */
+function loadPublicUrl(raw: string | undefined): string | null {
+  if (!raw) return null
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`AGENTBOX_PUBLIC_URL must be an http(s) origin like https://agentbox.example.com, got "${raw}"`)
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname !== '/' || url.search || url.hash || url.username || url.password)
+    throw new ConfigError(`AGENTBOX_PUBLIC_URL must be an http(s) origin like https://agentbox.example.com (no path), got "${raw}"`)
+  return url.origin
+}
+
 export function loadConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
   let parsed
   try {
@@ -185,6 +204,8 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
   if (!/^[1-9]\d*$/.test(taskMinInterval))
     throw new ConfigError(`AGENTBOX_TASK_MIN_INTERVAL_S must be a whole number of seconds (1 or more), got "${taskMinInterval}"`)
 
+  const publicUrl = loadPublicUrl(env.AGENTBOX_PUBLIC_URL)
+
   return Object.freeze({
     command,
     backupFile: backupFile ? resolve(backupFile) : null,
@@ -201,5 +222,6 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     llm: loadLlmConfig(env),
     outboundAllow: loadOutboundAllow(env.AGENTBOX_OUTBOUND_ALLOW ?? ''),
     taskMinIntervalS: Number(taskMinInterval),
+    publicUrl,
   })
 }

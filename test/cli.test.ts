@@ -56,6 +56,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig(['backup'], {})).toThrow(/backup needs a target file/)
     expect(() => loadConfig([], { AGENTBOX_INTERACTION_RETENTION_DAYS: '0' })).toThrow(/AGENTBOX_INTERACTION_RETENTION_DAYS/)
     expect(() => loadConfig([], { AGENTBOX_INTERACTION_RETENTION_DAYS: 'a year' })).toThrow(/AGENTBOX_INTERACTION_RETENTION_DAYS/)
+    for (const url of ['agentbox.example.com', 'ftp://agentbox.example.com', 'https://agentbox.example.com/agentbox', 'https://u:p@agentbox.example.com'])
+      expect(() => loadConfig([], { AGENTBOX_PUBLIC_URL: url })).toThrow(/AGENTBOX_PUBLIC_URL must be an http\(s\) origin/)
+  })
+
+  test('AGENTBOX_PUBLIC_URL is kept as an origin (a trailing slash dropped); unset, it is null', () => {
+    expect(loadConfig([], { AGENTBOX_PUBLIC_URL: 'https://Agentbox.Example.com/' }).publicUrl).toBe('https://agentbox.example.com')
+    expect(loadConfig([], {}).publicUrl).toBeNull()
   })
 })
 

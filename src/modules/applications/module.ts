@@ -1,5 +1,6 @@
 // The applications capability as the server wires it: imports, operations, credentials and the outbound call.
 import { VERSION } from '../../version.ts'
+import { publicOrigin } from '../../platform/http/public-origin.ts'
 import type { SecretBox } from '../../platform/secret-box.ts'
 import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
 import type { InteractionsService } from '../interactions/service.ts'
@@ -54,5 +55,12 @@ export function createApplicationsModule(ctx: ModuleContext, deps: ApplicationsD
   })
   const tools = new OperationTools({ db, executor, revision })
   const skills = applicationSkills(db, ctx.clock, revision)
-  return { routes: applicationRoutes(ctx.guard, service, credentials, executor), service, credentials, executor, tools, skills }
+  return {
+    routes: applicationRoutes(ctx.guard, service, credentials, executor, publicOrigin(ctx.config.publicUrl)),
+    service,
+    credentials,
+    executor,
+    tools,
+    skills,
+  }
 }

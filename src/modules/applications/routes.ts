@@ -1,5 +1,6 @@
 // Application routes (docs/api.md "Applications"): import from an API description, browse operations and scopes,
 // connect credentials, and execute operations through the guarded outbound client.
+import type { PublicOrigin } from '../../platform/http/public-origin.ts'
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { ApplicationCredentials } from './credentials.ts'
@@ -28,10 +29,15 @@ export const SPEC_UPLOAD_PATH = '/api/spec_from_file/'
 /** API descriptions reach 13 MB (GitHub's); every other upload stops at 10 MiB. */
 export const SPEC_UPLOAD_LIMIT = 32 * 1024 * 1024
 
-const originOf = (request: Request) => new URL(request.url).origin
 const NOT_VISIBLE = { 404: { description: 'No such application, or it is not visible to the caller' } }
 
-export function applicationRoutes(guard: AuthGuard, service: ApplicationsService, credentials: ApplicationCredentials, executor: OperationExecutor) {
+export function applicationRoutes(
+  guard: AuthGuard,
+  service: ApplicationsService,
+  credentials: ApplicationCredentials,
+  executor: OperationExecutor,
+  originOf: PublicOrigin,
+) {
   const tags = ['applications']
   return new Elysia({ name: 'application-routes' })
     .use(guard)

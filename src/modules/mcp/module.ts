@@ -1,6 +1,7 @@
 // The MCP capability as the server wires it: three endpoints over the tools other modules provide (workflows, skills,
 // API operations) plus the design tools over an agent's draft; every tools/call recorded as an interaction.
 import type { Authenticate } from '../../platform/auth/principal.ts'
+import { publicOrigin } from '../../platform/http/public-origin.ts'
 import type { ToolProvider } from '../../platform/tools/tool.ts'
 import type { OperationTools } from '../applications/tools.ts'
 import type { ApplicationSkills } from '../skills/home.ts'
@@ -38,5 +39,5 @@ export function createMcpModule(ctx: ModuleContext, deps: McpDependencies): McpM
     interactions: deps.interactions,
     licenseLapsed: deps.licenseLapsed,
   })
-  return { routes: mcpRoutes({ service, authenticate: deps.authenticate, oauth: deps.oauth }), service }
+  return { routes: mcpRoutes({ service, authenticate: deps.authenticate, oauth: deps.oauth, origin: publicOrigin(ctx.config.publicUrl) }), service }
 }

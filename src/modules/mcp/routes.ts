@@ -4,6 +4,7 @@
 import { Elysia } from 'elysia'
 import type { Authenticate, Principal } from '../../platform/auth/principal.ts'
 import { HttpError } from '../../platform/http/http-error.ts'
+import type { PublicOrigin } from '../../platform/http/public-origin.ts'
 import { sha256Hex } from '../../platform/ids.ts'
 import type { McpEndpoint, McpService } from './service.ts'
 import { serveMcp } from './transport.ts'
@@ -16,6 +17,8 @@ export interface McpRouteDependencies {
   readonly authenticate: Authenticate
   /** Tokens with this prefix go to `verifyOauthToken`; every other bearer is an access or API token. */
   readonly oauth?: { readonly prefix: string; readonly verify: VerifyOauthToken }
+  /** The origin clients use (platform/http/public-origin.ts). */
+  readonly origin: PublicOrigin
 }
 
 const MCP_TAGS = ['mcp']
@@ -25,15 +28,10 @@ export const MCP_PATH = /^\/(?:agent\/[^/]+(?:\/design)?|app\/[^/]+)\/mcp\/?$/
 const jsonRpcError = (status: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }, { status, headers: { 'cache-control': 'no-store', ...headers } })
 
-/** Where a client discovers how to sign in for this URL (RFC 9728, path-aware). */
-export function protectedResourceMetadataUrl(request: Request): string {
-  const url = new URL(request.url)
-  return `${url.origin}/.well-known/oauth-protected-resource${url.pathname}`
-}
-
-function challenge(request: Request, error?: string): string {
+function challenge(resource: URL, error?: string): string {
   const invalid = error ? `, error="invalid_token", error_description="${error.replace(/["\\]/g, '')}"` : ''
-  return `Bearer resource_metadata="${protectedResourceMetadataUrl(request)}", scope="mcp"${invalid}`
+  // Where a client discovers how to sign in for this URL (RFC 9728, path-aware).
+  return `Bearer resource_metadata="${resource.origin}/.well-known/oauth-protected-resource${resource.pathname}", scope="mcp"${invalid}`
 }
 
 const bearerOf = (header: string | null) => (header?.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : null)
@@ -42,15 +40,14 @@ const bearerOf = (header: string | null) => (header?.toLowerCase().startsWith('b
 async function principalOf(request: Request, deps: McpRouteDependencies): Promise<Principal> {
   const header = request.headers.get('authorization')
   const token = bearerOf(header)
+  // This endpoint as clients know it (AGENTBOX_PUBLIC_URL behind a proxy): what an OAuth token must have been issued for.
+  const resource = new URL(new URL(request.url).pathname, deps.origin(request))
   try {
-    if (deps.oauth && token?.startsWith(deps.oauth.prefix)) {
-      const url = new URL(request.url)
-      return await deps.oauth.verify(token, `${url.origin}${url.pathname}`)
-    }
+    if (deps.oauth && token?.startsWith(deps.oauth.prefix)) return await deps.oauth.verify(token, `${resource.origin}${resource.pathname}`)
     return deps.authenticate(header)
   } catch (error) {
     if (!(error instanceof HttpError) || error.status !== 401) throw error
-    throw new HttpError(401, error.detail, { 'www-authenticate': challenge(request, token ? error.message : undefined) })
+    throw new HttpError(401, error.detail, { 'www-authenticate': challenge(resource, token ? error.message : undefined) })
   }
 }
 

@@ -3,6 +3,7 @@
 import { Elysia } from 'elysia'
 import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
+import { publicOrigin } from '../../platform/http/public-origin.ts'
 import { oauthApiRoutes, oauthRoutes } from './routes.ts'
 import { OauthService } from './service.ts'
 
@@ -17,7 +18,7 @@ export type OauthModule = CapabilityModule<OauthService>
 
 export function createOauthModule(ctx: ModuleContext, deps: { outbound: OutboundClient }): OauthModule {
   const service = new OauthService(ctx.database.db, ctx.clock, deps.outbound)
-  const routes = new Elysia({ name: 'oauth' }).use(oauthRoutes(service)).use(oauthApiRoutes(ctx.guard, service))
+  const routes = new Elysia({ name: 'oauth' }).use(oauthRoutes(service, publicOrigin(ctx.config.publicUrl))).use(oauthApiRoutes(ctx.guard, service))
   return {
     routes,
     service,

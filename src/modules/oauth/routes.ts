@@ -1,5 +1,6 @@
 // The authorization server's HTTP face: metadata (RFC 9728, RFC 8414), registration (RFC 7591), authorize, token,
 // revocation (RFC 7009), and the console's consent and connected-clients API (docs/api.md "OAuth for MCP clients").
+import type { PublicOrigin } from '../../platform/http/public-origin.ts'
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import { toOpenApiSchema } from '../../platform/http/openapi-schema.ts'
@@ -36,7 +37,6 @@ const PREFLIGHT = {
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 const hidden = { detail: { hide: true } }
 
-const originOf = (request: Request) => new URL(request.url).origin
 const json = (body: unknown, status: number, headers: Record<string, string>) => Response.json(body, { status, headers })
 
 /** Runs an OAuth endpoint's work; an OauthError becomes RFC 6749's `{error, error_description}` with its status. */
@@ -73,12 +73,13 @@ function authorizeParams(request: Request): AuthorizeParams {
   return params
 }
 
-export function oauthRoutes(service: OauthService) {
+/** `originOf`: the issuer, AGENTBOX_PUBLIC_URL or the origin the request came to (platform/http/public-origin.ts). */
+export function oauthRoutes(service: OauthService, originOf: PublicOrigin) {
   const tags = ['oauth']
   const metadata = (summary: string) => ({ response: { 200: ProtectedResourceMetadata }, detail: { tags, summary, security: [] } })
   const prm = ({ request }: { request: Request }) => {
     const url = new URL(request.url)
-    return json(protectedResourceMetadata(url.origin, url.pathname.slice(PROTECTED_RESOURCE_METADATA_PATH.length)), 200, CORS)
+    return json(protectedResourceMetadata(originOf(request), url.pathname.slice(PROTECTED_RESOURCE_METADATA_PATH.length)), 200, CORS)
   }
   const routes = new Elysia({ name: 'oauth-routes' })
     .get(PROTECTED_RESOURCE_METADATA_PATH, prm, metadata('Protected-resource metadata of the instance (RFC 9728)'))
