@@ -1,6 +1,6 @@
 // compileOnce: Kysely builds and compiles a query once; each run swaps the values, on the database or in a transaction.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
