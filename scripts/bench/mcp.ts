@@ -1,7 +1,7 @@
 // MCP endpoint benchmark (issue 17), in process, server time only:
 //   call      tools/call of a trivial tool (load_skill of a 200-byte skill) through /agent/{name}/mcp, from the SDK's v1
 //             client (2025-11-25) and v2 client (2026-07-28)
-//   raw       the same tools/call as raw JSON-RPC (2025-11-25 headers) with no client in the process
+//   raw       the same tools/call as raw JSON-RPC of either era (what the clients send) with no client in the process
 //   http      the same work through the HTTP API: GET /api/agents/{name}/skills/{skill}
 //   list      tools/list on an agent whose application has 1,000 operations (1,002 tools: run_workflow, resume_workflow and one per operation), v1 and v2 clients
 //   auth/me   GET /api/auth/me: the cheapest authenticated request
@@ -159,18 +159,26 @@ const direct = (path: string) => async () => {
 
 // The same call as a client library sends it (2025-11-25 headers), without a client in the process: what the server
 // costs when nothing else allocates between requests.
-const rawCall = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'load_skill', arguments: { name: 'tiny' } } })
-const raw = async () => {
+const rawLegacy = {
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'load_skill', arguments: { name: 'tiny' } } }),
+  headers: { 'mcp-protocol-version': '2025-11-25' },
+}
+// What the v2 client sends for the same call (captured): the protocol's _meta envelope and the routing headers.
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench-raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+}
+const rawModern = {
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'load_skill', arguments: { name: 'tiny' }, _meta: META } }),
+  headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'load_skill' },
+}
+const raw = (call: { body: string; headers: Record<string, string> }) => async () => {
   const { response, ms } = await timed(
     new Request('http://localhost/agent/small-bot/mcp', {
       method: 'POST',
-      headers: {
-        ...requestInit.headers,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-11-25',
-      },
-      body: rawCall,
+      headers: { ...requestInit.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...call.headers },
+      body: call.body,
     }),
   )
   const body = (await response.json()) as { result?: { isError?: boolean } }
@@ -180,7 +188,8 @@ const raw = async () => {
 
 const CASES: { name: string; run: () => Promise<void> }[] = [
   { name: 'http GET skill', run: direct('/api/agents/small-bot/skills/tiny') },
-  { name: 'mcp raw tools/call', run: raw },
+  { name: 'mcp raw tools/call (2025-11-25)', run: raw(rawLegacy) },
+  { name: 'mcp raw tools/call (2026-07-28)', run: raw(rawModern) },
   { name: 'mcp v1 tools/call', run: () => loadSkill(small.v1) },
   { name: 'mcp v2 tools/call', run: () => loadSkill(small.v2) },
   { name: 'GET /api/auth/me', run: direct('/api/auth/me') },
@@ -210,13 +219,18 @@ const summary = {
   date: new Date().toISOString(),
   operations: OPERATIONS,
   rows,
-  mcp_added_us: { raw: us(m['mcp raw tools/call']! - httpSkill), v1: us(m['mcp v1 tools/call']! - httpSkill), v2: us(m['mcp v2 tools/call']! - httpSkill) },
+  mcp_added_us: {
+    raw_2025: us(m['mcp raw tools/call (2025-11-25)']! - httpSkill),
+    raw_2026: us(m['mcp raw tools/call (2026-07-28)']! - httpSkill),
+    v1: us(m['mcp v1 tools/call']! - httpSkill),
+    v2: us(m['mcp v2 tools/call']! - httpSkill),
+  },
   list_ms: { v1: m[`mcp v1 tools/list (${OPERATIONS + 2} tools)`]!, v2: m[`mcp v2 tools/list (${OPERATIONS + 2} tools)`]! },
   list_vs_auth_me: { v1: m[`mcp v1 tools/list (${OPERATIONS + 2} tools)`]! / authMe, v2: m[`mcp v2 tools/list (${OPERATIONS + 2} tools)`]! / authMe },
 }
 console.table(rows)
 console.log(
-  `MCP adds ${summary.mcp_added_us.raw} µs (raw) / ${summary.mcp_added_us.v1} µs (v1 client) / ${summary.mcp_added_us.v2} µs (v2 client) of server time per call over the HTTP API (target < 100 µs)`,
+  `MCP adds ${summary.mcp_added_us.raw_2025} / ${summary.mcp_added_us.raw_2026} µs (raw 2025-11-25 / 2026-07-28) and ${summary.mcp_added_us.v1} / ${summary.mcp_added_us.v2} µs (v1 / v2 client in the process) of server time per call over the HTTP API (target < 100 µs)`,
 )
 console.log(
   `tools/list with ${OPERATIONS + 2} tools: ${summary.list_ms.v1.toFixed(2)} ms (v1) / ${summary.list_ms.v2.toFixed(2)} ms (v2) (target < 5 ms); ` +

@@ -100,7 +100,13 @@ export class McpService {
     const { db } = this.#deps
     const document = source === 'live' ? (await readLive(db, agent.id))?.document : await readDraft(db, agent.id)
     const target = { agent: agent.name, source, channel: 'mcp' as const }
-    const [workflow, skill] = await Promise.all([this.#deps.workflowTools(principal, target), this.#deps.skillTools(principal, target)])
+    // The surface is kept per version and caller, and each request checks the caller first: load_skill may answer from
+    // this version's skills.
+    const skills = document ? skillsOf(document) : []
+    const [workflow, skill] = await Promise.all([
+      this.#deps.workflowTools(principal, target),
+      this.#deps.skillTools(principal, { holder: agent.name, skills }),
+    ])
     const runWorkflow = workflow.filter((tool) => tool.name === 'run_workflow')
     const resumeWorkflow = workflow.filter((tool) => tool.name === 'resume_workflow')
     const design = source === 'draft' ? this.#deps.designTools.tools(agent.name, runWorkflow) : []
@@ -112,7 +118,7 @@ export class McpService {
       source === 'draft'
         ? `This is the design endpoint of the agent ${agent.name}: its tools read and change the draft, which chat and the live MCP URL do not use until you publish it.`
         : document?.instructions || undefined
-    return buildSurface({ name: agent.name, title: agent.name, instructions }, tools, document ? skillResources(agent.name, skillsOf(document)) : [])
+    return buildSurface({ name: agent.name, title: agent.name, instructions }, tools, skillResources(agent.name, skills))
   }
 
   async #appSurface(principal: Principal, apiName: string): Promise<McpSurface> {
@@ -125,11 +131,11 @@ export class McpService {
     if (!app || !visible) throw notFound(APP_NOT_FOUND)
     const key = `app|${app.id}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}`
     return this.#cached(key, async () => {
-      const [operations, skill, skills] = await Promise.all([
+      const [operations, skills] = await Promise.all([
         this.#deps.operationTools.tools(principal, [{ api_name: app.api_name }], new Set(['load_skill'])),
-        this.#deps.skillTools(principal, { application: app.api_name }),
         this.#deps.applicationSkills.ofMcpApp(principal, app.api_name),
       ])
+      const skill = await this.#deps.skillTools(principal, { holder: app.api_name, skills: skills ?? [] })
       const identity = { name: app.api_name, title: app.title, instructions: app.description || undefined }
       return buildSurface(identity, [...operations, ...skill], skillResources(app.api_name, skills ?? []))
     })

@@ -10,12 +10,20 @@ import { SKILL_NOT_FOUND } from './service.ts'
 import { normaliseSkillName } from './validator/index.ts'
 import { splitFrontmatter } from './validator/frontmatter.ts'
 
-/** An agent's live version or draft, or an MCP app. */
-export type SkillToolsTarget = { readonly agent: string; readonly source: 'live' | 'draft' } | { readonly application: string }
+/**
+ * An agent's live version or draft, or an MCP app; or skills a transport already read for the exact version it serves
+ * and checked the caller's access to on the same request (an MCP surface, kept per version and caller), so that
+ * load_skill answers from them instead of reading the version again.
+ */
+export type SkillToolsTarget =
+  | { readonly agent: string; readonly source: 'live' | 'draft' }
+  | { readonly application: string }
+  | { readonly holder: string; readonly skills: readonly StoredSkill[] }
 
 const LoadSkillArgs = Type.Object({ name: Type.String({ minLength: 1, description: "The skill's name, as listed in this tool's description" }) })
 
-async function skillsFor(store: AgentsStore, applications: ApplicationSkills, principal: Principal, target: SkillToolsTarget): Promise<StoredSkill[]> {
+async function skillsFor(store: AgentsStore, applications: ApplicationSkills, principal: Principal, target: SkillToolsTarget): Promise<readonly StoredSkill[]> {
+  if ('skills' in target) return target.skills
   if ('application' in target) return (await applications.ofMcpApp(principal, target.application)) ?? []
   const { document } = await readSourceDocument(store.db, principal, target.agent, target.source, 'Only owners can use the draft of this agent')
   return document ? skillsOf(document) : []
@@ -24,7 +32,7 @@ async function skillsFor(store: AgentsStore, applications: ApplicationSkills, pr
 /** load_skill for `principal` (the description shows the skills they can load), or none when the agent has no skills. */
 export async function skillTools(store: AgentsStore, applications: ApplicationSkills, principal: Principal, target: SkillToolsTarget): Promise<Tool[]> {
   const skills = await skillsFor(store, applications, principal, target)
-  const holder = 'application' in target ? target.application : target.agent
+  const holder = 'skills' in target ? target.holder : 'application' in target ? target.application : target.agent
   if (skills.length === 0) return []
   const listing = skills.map((skill) => `- ${skill.name}: ${skill.description}`).join('\n')
   const loadSkill: Tool<typeof LoadSkillArgs> = {
@@ -34,7 +42,8 @@ export async function skillTools(store: AgentsStore, applications: ApplicationSk
     inputSchema: LoadSkillArgs,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     async handler(caller, args) {
-      // Read again: the version may have changed since the tool was listed, and the caller may not be the lister.
+      // Read again (unless the transport serves one version it checked on this request): the version may have changed
+      // since the tool was listed, and the caller may not be the lister.
       const wanted = normaliseSkillName(args.name)
       const skill = (await skillsFor(store, applications, caller, target)).find((s) => s.name === wanted)
       if (!skill) throw new ToolError('not_found', `${SKILL_NOT_FOUND}: '${args.name}'`)
