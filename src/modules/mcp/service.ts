@@ -103,10 +103,7 @@ export class McpService {
     // The surface is kept per version and caller, and each request checks the caller first: load_skill may answer from
     // this version's skills.
     const skills = document ? skillsOf(document) : []
-    const [workflow, skill] = await Promise.all([
-      this.#deps.workflowTools(principal, target),
-      this.#deps.skillTools(principal, { holder: agent.name, skills }),
-    ])
+    const [workflow, skill] = await Promise.all([this.#deps.workflowTools(principal, target), this.#deps.skillTools(principal, { holder: agent.name, skills })])
     const runWorkflow = workflow.filter((tool) => tool.name === 'run_workflow')
     const resumeWorkflow = workflow.filter((tool) => tool.name === 'resume_workflow')
     const design = source === 'draft' ? this.#deps.designTools.tools(agent.name, runWorkflow) : []
