@@ -8,7 +8,9 @@ import pkg from '../../package.json' with { type: 'json' }
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { issueTestLicense } from '../helpers/license.ts'
+import { MemoryOauthProvider } from '../helpers/mcp-oauth.ts'
 import { launchServer, logLines, sleep, stopAllServers, stopServer, type RunningServer } from '../helpers/process.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
@@ -296,6 +298,22 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     const unauthenticated = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
     expect(unauthenticated.status).toBe(401)
     expect(unauthenticated.headers.get('www-authenticate')).toContain('/.well-known/oauth-protected-resource/agent/regex-bot/mcp')
+  })
+
+  test("MCP OAuth in the binary: the SDK client's own flow (discovery, registration, PKCE), consent through the console API, then calls with the token", async () => {
+    const url = new URL(`${server.base}/agent/regex-bot/mcp`)
+    const provider = new MemoryOauthProvider()
+    const first = new TransportV1(url, { authProvider: provider })
+    await expect(new ClientV1({ name: 'compiled-oauth', version: '1' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError)
+    const toConsent = await fetch(provider.authorizationUrl!, { redirect: 'manual' })
+    const requestId = new URL(toConsent.headers.get('location')!, server.base).searchParams.get('request')!
+    const decided = await http(server, 'POST', `/api/oauth/requests/${requestId}`, { token: adminToken, body: { approve: true } })
+    expect(decided.status).toBe(200)
+    await first.finishAuth(new URL(decided.body.redirect_to).searchParams.get('code')!)
+    const client = new ClientV1({ name: 'compiled-oauth', version: '1' })
+    await client.connect(new TransportV1(url, { authProvider: provider }))
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('run_workflow')
+    await client.close()
   })
 
   test('GET /api/health has the contract shape', async () => {

@@ -3,43 +3,10 @@
 // signed-in member) → code exchange → the MCP session with an access token bound to that URL.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
+import { MemoryOauthProvider as MemoryProvider } from '../helpers/mcp-oauth.ts'
 import { agentWithEcho, type McpWorld, recordedCalls, rpc, startMcpWorld } from './helpers.ts'
-
-/** What an MCP client keeps between runs, in memory; the browser redirect is recorded for the test to follow. */
-class MemoryProvider implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ''
-  authorizationUrl: URL | undefined
-  readonly redirectUrl = 'http://127.0.0.1:33418/callback'
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Test MCP Client',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  clientInformation = () => this.information
-  saveClientInformation = (information: OAuthClientInformationMixed) => {
-    this.information = information
-  }
-  tokens = () => this.saved
-  saveTokens = (tokens: OAuthTokens) => {
-    this.saved = tokens
-  }
-  redirectToAuthorization = (url: URL) => {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier = (verifier: string) => {
-    this.verifier = verifier
-  }
-  codeVerifier = () => this.verifier
-}
 
 let w: McpWorld
 let agent: string
