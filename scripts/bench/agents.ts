@@ -23,7 +23,7 @@ import { agentListQuery, createAgent, listAgents } from '../../src/modules/agent
 import { publishAgentVersion } from '../../src/modules/agents/versions.ts'
 import type { Principal } from '../../src/platform/auth/principal.ts'
 import { createServer } from '../../src/server.ts'
-import { benchLicense, intOption } from './lib.ts'
+import { benchLicense, intOption, median } from './lib.ts'
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
@@ -45,11 +45,6 @@ const ITERATIONS = intOption(opts.iterations!, '--iterations')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const PASSWORD = 'a long enough bench password'
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(s.length / 2)
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
 
 // ------------------------------------------------------------------------------------------------------------ set-up

@@ -1,4 +1,5 @@
-// What every benchmark needs: integer options checked the same way, and licences signed with the committed test key.
+// What every benchmark needs: integer options checked the same way, medians, and licences signed with the committed
+// test key.
 import { createPrivateKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,6 +14,13 @@ export function intOption(raw: string, name: string, min = 1, max = Number.MAX_S
     process.exit(2)
   }
   return n
+}
+
+/** The median of `xs` (the mean of the two middle values for an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
 const TEST_PRIVATE_KEY = join(import.meta.dir, '..', '..', 'test', 'fixtures', 'license', 'test-private.pem')

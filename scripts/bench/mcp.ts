@@ -22,7 +22,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { loadConfig } from '../../src/config.ts'
 import { createServer } from '../../src/server.ts'
-import { benchLicense, intOption } from './lib.ts'
+import { benchLicense, intOption, median } from './lib.ts'
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
@@ -39,12 +39,6 @@ const ROUNDS = intOption(opts.rounds!, '--rounds')
 const ITERATIONS = intOption(opts.iterations!, '--iterations')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const PASSWORD = 'a long enough bench password'
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(s.length / 2)
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 
 // ------------------------------------------------------------------------------------------------------------ set-up
 
