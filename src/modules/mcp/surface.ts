@@ -1,5 +1,5 @@
 // What one MCP endpoint offers one caller: server identity, instructions, tools and resources. Built from the version
-// it serves and kept (surface-cache.ts), so a tools/list costs little more than answering with a list already made.
+// it serves and kept (McpService), so a tools/list costs little more than answering with a list already made.
 import { describeTool, type Tool } from '../../platform/tools/tool.ts'
 
 export interface McpResource {
