@@ -7,7 +7,7 @@ const LIMIT = 10_000
 export class ClientNames {
   readonly #names = new Map<string, string>()
 
-  /** `caller` is the bearer token (kept only as a hash) plus the endpoint, so two clients of one user stay apart when their tokens differ. */
+  /** `caller` is the user and their bearer token (kept only as a hash), so two clients of one user stay apart when their tokens differ. */
   set(caller: string, name: string): void {
     if (this.#names.size >= LIMIT) this.#names.clear()
     this.#names.set(sha256Hex(caller), name)

@@ -5,7 +5,6 @@ import { Elysia } from 'elysia'
 import type { Authenticate, Principal } from '../../platform/auth/principal.ts'
 import { HttpError } from '../../platform/http/http-error.ts'
 import type { PublicOrigin } from '../../platform/http/public-origin.ts'
-import { sha256Hex } from '../../platform/ids.ts'
 import type { McpEndpoint, McpService } from './service.ts'
 import { serveMcp } from './transport.ts'
 
@@ -90,8 +89,9 @@ export function mcpRoutes(deps: McpRouteDependencies) {
     if (refusedOrigin(request)) return jsonRpcError(403, 'Forbidden: MCP endpoints do not serve browser pages (Origin)')
     const principal = await principalOf(request, deps)
     const surface = await deps.service.surface(principal, endpoint)
-    const callerKey = sha256Hex(`${principal.userId}|${request.headers.get('authorization') ?? ''}`)
-    return serveMcp(request, deps.service.exchange(principal, surface, callerKey))
+    // Who is calling, as ClientNames keys it (it keeps only a hash, and hashes only when a name is stored or looked up).
+    const caller = `${principal.userId}|${request.headers.get('authorization') ?? ''}`
+    return serveMcp(request, deps.service.exchange(principal, surface, caller))
   }
   return new Elysia({ name: 'mcp' })
     .post('/agent/:name/mcp', ({ request, params }) => serve(request, { kind: 'agent', name: params.name, source: 'live' }), {
