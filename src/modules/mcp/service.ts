@@ -17,6 +17,7 @@ import type { SkillToolsTarget } from '../skills/tools.ts'
 import type { WorkflowToolsTarget } from '../workflows/tools.ts'
 import { ClientNames } from './client-names.ts'
 import type { DesignTools } from './design-tools.ts'
+import { SurfaceCache } from './surface-cache.ts'
 import { buildSurface, type McpResource, type McpSurface } from './surface.ts'
 import type { CallResult, McpExchange } from './transport.ts'
 
@@ -37,7 +38,6 @@ export interface McpServiceDependencies {
 }
 
 export const APP_NOT_FOUND = 'Application not found'
-const SURFACE_CACHE_LIMIT = 128
 /** What an interaction keeps of a tool's answer: enough to see what happened, never a whole API response. */
 const RECORDED_TEXT = 2000
 const SECRET_ARGUMENT = /auth|token|key|secret|password|cookie|session/i
@@ -71,7 +71,7 @@ function skillResources(holder: string, skills: readonly StoredSkill[]): McpReso
 
 export class McpService {
   readonly #deps: McpServiceDependencies
-  readonly #surfaces = new Map<string, McpSurface>()
+  readonly #surfaces = new SurfaceCache()
   readonly #clients = new ClientNames()
 
   constructor(deps: McpServiceDependencies) {
@@ -91,7 +91,6 @@ export class McpService {
     const kept = this.#surfaces.get(key)
     if (kept) return kept
     const surface = await build()
-    if (this.#surfaces.size >= SURFACE_CACHE_LIMIT) this.#surfaces.clear()
     this.#surfaces.set(key, surface)
     return surface
   }
