@@ -176,3 +176,27 @@ describe('transport rules', () => {
     expect(row.client_source).toBe('windsurf')
   })
 })
+
+describe('the OpenAPI document describes these answers', () => {
+  // Through t.request, which checks every answer against /api/openapi.json (status documented, body matching).
+  const post = (path: string, token: string | undefined, body: string, headers: Record<string, string> = {}) =>
+    w.t.request('POST', path, {
+      token,
+      rawBody: body,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers },
+    })
+
+  test('200 (a result or a JSON-RPC error), 202, 400, 401, 403 (both kinds), 404, 406', async () => {
+    const path = `/agent/${agent}/mcp`
+    expect((await post(path, w.viewer.token, JSON.stringify(listTools))).status).toBe(200)
+    expect((await post(path, w.viewer.token, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(202)
+    expect((await post(path, w.viewer.token, '{not json')).status).toBe(400)
+    expect((await post(path, undefined, JSON.stringify(listTools))).status).toBe(401)
+    expect((await post(path, w.viewer.token, JSON.stringify(listTools), { origin: 'https://evil.example' })).status).toBe(403)
+    expect((await post(`/agent/${agent}/design/mcp`, w.viewer.token, JSON.stringify(listTools))).status).toBe(403)
+    expect((await post('/agent/nobody/mcp', w.viewer.token, JSON.stringify(listTools))).status).toBe(404)
+    // An unknown method: a JSON-RPC error, with 200 in the 2025 era (the 2026-07-28 handler answers 404).
+    expect((await post(path, w.viewer.token, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'nope/nothing' }))).body.error.code).toBe(-32601)
+    expect((await post(path, w.viewer.token, JSON.stringify(initialize()), { accept: 'text/html' })).status).toBe(406)
+  })
+})

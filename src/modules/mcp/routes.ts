@@ -65,16 +65,36 @@ function refusedOrigin(request: Request): boolean {
   return origin !== own.origin || !LOOPBACK.has(own.hostname)
 }
 
+// JSON-RPC answers (the SDK's and ours) and the platform's `{detail}` errors (authentication, access) share some statuses.
+const JSON_RPC = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 response: `result`, or `error` with its code (-32700 parse error, -32601 unknown method, -32602 unknown tool or bad params)',
+  required: ['jsonrpc'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    result: { type: 'object' },
+    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+  },
+}
+const ERROR_DETAIL = { $ref: '#/components/schemas/ErrorDetail' }
+const json = (schema: object) => ({ 'application/json': { schema } })
 const RESPONSES = {
-  200: { description: 'The JSON-RPC response (`application/json`)' },
+  200: { description: 'The JSON-RPC response', content: json(JSON_RPC) },
   202: { description: 'A notification or response from the client was accepted' },
-  400: { description: 'Not JSON, not JSON-RPC, or a modern request without its protocol `_meta`' },
+  400: { description: 'Not JSON, not JSON-RPC, or a modern request without its protocol `_meta`', content: json(JSON_RPC) },
   401: { description: 'No or bad bearer token; `WWW-Authenticate` names the protected-resource metadata' },
-  403: { description: 'A foreign `Origin`, or a non-owner at the design endpoint' },
-  404: { description: 'No such agent or application that the caller may see, or an unknown JSON-RPC method' },
-  406: { description: '`Accept` lacks `application/json` and `text/event-stream`' },
-  413: { description: 'The message is larger than 1 MiB' },
-  415: { description: 'The body is not `application/json`' },
+  403: {
+    description: 'A browser `Origin` (JSON-RPC error), or a non-owner at the design endpoint (`{detail}`)',
+    content: json({ oneOf: [JSON_RPC, ERROR_DETAIL] }),
+  },
+  404: {
+    description: 'No such agent or application the caller may see (`{detail}`), or an unknown JSON-RPC method',
+    content: json({ oneOf: [JSON_RPC, ERROR_DETAIL] }),
+  },
+  406: { description: '`Accept` lacks `application/json` and `text/event-stream`', content: json(JSON_RPC) },
+  413: { description: 'The message is larger than 1 MiB', content: json({ oneOf: [JSON_RPC, ERROR_DETAIL] }) },
+  415: { description: 'The body is not `application/json`', content: json(JSON_RPC) },
 }
 
 function describe(summary: string, description: string) {
