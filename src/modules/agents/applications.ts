@@ -3,9 +3,9 @@
 // the operations named exist, so a typo is a 422 at save time rather than a tool that silently never appears.
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
+import { canSeeShared } from '../../platform/auth/shared-items.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { invalidInput, type InputIssue } from '../../platform/errors.ts'
-import { canSee } from '../applications/access.ts'
 import type { AgentDocument } from './document.ts'
 
 export interface ApplicationUse {
@@ -28,7 +28,7 @@ export async function checkApplicationUses(db: Kysely<Database>, principal: Prin
   for (const [index, use] of uses.entries()) {
     const loc = ['applications', index]
     const app = await db.selectFrom('applications').select(['id', 'owner_id', 'global_spec']).where('api_name', '=', use.api_name).executeTakeFirst()
-    if (!app || !canSee(principal, app)) {
+    if (!app || !canSeeShared(principal, app)) {
       issues.push({ loc: [...loc, 'api_name'], msg: `Application not found: '${use.api_name}'`, type: 'value_error', input: use.api_name })
       continue
     }

@@ -2,14 +2,14 @@
 // admins; only the uploader (owner) and admins change one. An application a caller cannot see does not exist for them.
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
+import { canSeeShared } from '../../platform/auth/shared-items.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { ApplicationsTable } from '../../platform/db/tables/applications.ts'
 import { forbidden, notFound } from '../../platform/errors.ts'
 
 export const applicationNotFound = () => notFound('Application not found')
 
-export const canSee = (principal: Principal, app: Pick<ApplicationsTable, 'global_spec' | 'owner_id'>): boolean =>
-  principal.role === 'admin' || app.global_spec === 1 || app.owner_id === principal.userId
+export const canSee = (principal: Principal, app: Pick<ApplicationsTable, 'global_spec' | 'owner_id'>): boolean => canSeeShared(principal, app)
 
 export const canChange = (principal: Principal, app: Pick<ApplicationsTable, 'owner_id'>): boolean =>
   principal.role === 'admin' || app.owner_id === principal.userId

@@ -2,6 +2,7 @@
 // kept), and tools/call run through the one tool model and recorded as an `mcp_tool` interaction.
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
+import { canSeeShared } from '../../platform/auth/shared-items.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { notFound } from '../../platform/errors.ts'
 import type { Logger } from '../../platform/log.ts'
@@ -123,7 +124,7 @@ export class McpService {
       .select(['id', 'api_name', 'title', 'description', 'owner_id', 'global_spec', 'create_mcp'])
       .where('api_name', '=', apiName)
       .executeTakeFirst()
-    const visible = app && app.create_mcp === 1 && (principal.role === 'admin' || app.global_spec === 1 || app.owner_id === principal.userId)
+    const visible = app && app.create_mcp === 1 && canSeeShared(principal, app)
     if (!app || !visible) throw notFound(APP_NOT_FOUND)
     const key = `app|${app.id}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}`
     return this.#cached(key, async () => {
