@@ -5,7 +5,9 @@ import { session, whenSessionEnds } from './api.ts'
 import { AgentsPage } from './pages/agents.ts'
 import { ApplicationsPage } from './pages/applications.ts'
 import { ApprovalsPage } from './pages/approvals.ts'
+import { AuditPage } from './pages/audit.ts'
 import { ConnectedClientsPage } from './pages/connected-clients.ts'
+import { ContextTypesPage } from './pages/context-types.ts'
 import { InsightsPage } from './pages/insights.ts'
 import { LoginPage } from './pages/login.ts'
 import { OauthConsentPage } from './pages/oauth-consent.ts'
@@ -24,11 +26,13 @@ const PAGES = [
   { path: '/users', title: 'Users', admin: true },
   { path: '/agents', title: 'Agents', admin: false },
   { path: '/tasks', title: 'Tasks', admin: false },
+  { path: '/context-types', title: 'Context types', admin: false },
   { path: '/approvals', title: 'Approvals', admin: false },
   { path: '/applications', title: 'Applications', admin: false },
   { path: '/usage', title: 'Usage', admin: false },
   { path: '/insights', title: 'Insights', admin: false },
   { path: '/settings', title: 'Settings', admin: false },
+  { path: '/audit', title: 'Audit log', admin: true },
   { path: '/connected-clients', title: 'Connected clients', admin: false },
 ] as const
 
@@ -110,14 +114,16 @@ function App() {
   const body = {
     '/overview': () => h(OverviewPage, { me }),
     '/users': () => h(UsersPage, { me }),
-    '/agents': () => h(AgentsPage, null),
+    '/agents': () => h(AgentsPage, { me }),
     '/tasks': () => h(TasksPage, { me }),
+    '/context-types': () => h(ContextTypesPage, { me }),
     '/approvals': () => h(ApprovalsPage, { me }),
     '/applications': () => h(ApplicationsPage, { me }),
     '/usage': () => h(UsagePage, null),
     '/insights': () => h(InsightsPage, { me }),
     '/settings': () => h(SettingsPage, { me, settings: user.settings, onSaved: refresh }),
     '/connected-clients': () => h(ConnectedClientsPage, null),
+    '/audit': () => h(AuditPage, null),
   }[page.path]
   return h(Frame, { me, path, signOut }, body())
 }

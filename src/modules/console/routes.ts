@@ -16,6 +16,8 @@ export const CONSOLE_PATHS = [
   '/usage',
   '/insights',
   '/settings',
+  '/context-types',
+  '/audit',
   '/connected-clients',
   '/oauth/consent',
 ] as const

@@ -2,6 +2,7 @@
 // endpoint that edits the draft from an MCP client). The agent designer (editing in the console) builds on this page.
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
+import type { Me } from '../session.ts'
 import { formatDate, h, Loading, useLoad } from '../ui.ts'
 import { McpConnect } from './mcp-connect.ts'
 
@@ -15,7 +16,7 @@ interface AgentSummary {
   updated_at: string
 }
 
-export function AgentsPage() {
+export function AgentsPage(_props: { me: Me }) {
   const agents = useLoad(() => api<AgentSummary[]>('GET', '/api/agents'))
   const [open, setOpen] = useState<string | null>(null)
   const origin = location.origin

@@ -1,0 +1,149 @@
+// A provisioned Agentbox (the compiled binary) and a signed-in Chromium page, for browser tests of one area of the
+// console each (test/e2e/<area>.test.ts). The binary is built once per test process and shared by every file.
+import type { Subprocess } from 'bun'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { issueTestLicense } from '../helpers/license.ts'
+
+export const CHROMIUM = '/usr/bin/chromium'
+export const hasChromium = existsSync(CHROMIUM)
+const ROOT = resolve(import.meta.dir, '../..')
+const SHOTS = join(ROOT, 'test-results', 'console')
+const SETUP_TOKEN = 'e2e-setup-token-0123456789abcdef'
+export const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' }
+// Chromium's own background traffic is refused on closed networks; these flags keep it quiet and the launch fast.
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+let built: Promise<string> | undefined
+/** The binary, built into a temp dir once per process (never dist/, so a concurrent build cannot swap it). */
+function binary(): Promise<string> {
+  built ??= (async () => {
+    const bin = join(mkdtempSync(join(tmpdir(), 'agentbox-e2e-bin-')), 'agentbox')
+    const build = Bun.spawn([process.execPath, 'scripts/build.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, AGENTBOX_BUILD_OUTFILE: bin },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    if ((await build.exited) !== 0) throw new Error(`build failed:\n${await new Response(build.stderr).text()}`)
+    return bin
+  })()
+  return built
+}
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+export interface ConsoleSession {
+  readonly base: string
+  readonly page: Page
+  /** The admin's access token, for arranging data through the API. */
+  readonly adminToken: string
+  /** Errors the page threw (a test should end with none). */
+  readonly pageErrors: string[]
+  api(method: string, path: string, body?: unknown, token?: string): Promise<any>
+  /** A member with this e-mail (password 'a long enough password') and their access token. */
+  createMember(email: string): Promise<{ id: string; token: string }>
+  /** Signs the browser in as `email` (the admin by default). */
+  signIn(email?: string, password?: string): Promise<void>
+  shot(name: string): Promise<void>
+  stop(): Promise<void>
+}
+
+/** A fresh instance (its own data dir) provisioned with a 10-seat test licence, and a page signed in as the admin. */
+export async function startConsole(): Promise<ConsoleSession> {
+  mkdirSync(SHOTS, { recursive: true })
+  const tmp = mkdtempSync(join(tmpdir(), 'agentbox-e2e-'))
+  const port = freePort()
+  const base = `http://127.0.0.1:${port}`
+  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(
+    [await binary(), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', join(tmp, 'data')],
+    {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: tmp,
+        AGENTBOX_LICENSE_MODE: 'test',
+        AGENTBOX_SETUP_TOKEN: SETUP_TOKEN,
+        AGENTBOX_LOG_LEVEL: 'warn',
+      },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  )
+  for (let i = 0; i < 300; i++) {
+    if (
+      await fetch(`${base}/api/health/live`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break
+    await Bun.sleep(20)
+  }
+  const api = async (method: string, path: string, body?: unknown, token?: string) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (token) headers.authorization = `Bearer ${token}`
+    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    const json = await res.json().catch(() => null)
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+    return json
+  }
+  await api(
+    'POST',
+    '/api/tenant/setup',
+    { license_token: issueTestLicense({ seats: 10, days: 400 }), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password },
+    SETUP_TOKEN,
+  )
+  const adminToken = (await api('POST', '/api/auth/login', { email: ADMIN.email, password: ADMIN.password })).access_token as string
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  context.setDefaultTimeout(10_000)
+  const page = await context.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  const session: ConsoleSession = {
+    base,
+    page,
+    adminToken,
+    pageErrors,
+    api,
+    async createMember(email) {
+      const user = await api('POST', '/api/users', { email, name: email.split('@')[0], password: 'a long enough password', role: 'member' }, adminToken)
+      const token = (await api('POST', '/api/auth/login', { email, password: 'a long enough password' })).access_token as string
+      return { id: user.id, token }
+    },
+    async signIn(email = ADMIN.email, password = email === ADMIN.email ? ADMIN.password : 'a long enough password') {
+      await page.evaluate(() => sessionStorage.clear()).catch(() => undefined)
+      await page.goto(`${base}/login`)
+      await page.getByLabel('E-mail').fill(email)
+      await page.getByLabel('Password').fill(password)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('heading', { name: 'Overview' }).waitFor()
+    },
+    shot: async (name) => void (await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })),
+    async stop() {
+      await browser.close()
+      proc.kill('SIGKILL')
+      await proc.exited
+      rmSync(tmp, { recursive: true, force: true })
+    },
+  }
+  await session.signIn()
+  return session
+}
