@@ -455,7 +455,8 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
   test('the agents page gives an MCP URL with client configurations; an MCP client is approved on the consent page, then disconnected', async () => {
     await page.getByRole('link', { name: 'Agents' }).click()
     await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor()
-    await page.getByRole('button', { name: 'refund-bot' }).click()
+    await page.getByRole('link', { name: 'refund-bot' }).click()
+    await page.getByRole('tab', { name: 'Live' }).click()
     const url = `${base}/agent/refund-bot/mcp`
     expect(await page.getByLabel('MCP URL').first().inputValue()).toBe(url)
     await page.getByRole('button', { name: 'VS Code' }).first().click()
