@@ -1,8 +1,10 @@
-// Tasks: the caller's and public scheduled tasks, run now, and one form to create or edit (name, prompt, schedule).
+// Tasks: the caller's and public scheduled tasks, run now, each task's runs and their output (task-runs.ts), and one
+// form to create or edit (name, prompt, schedule).
 import { useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import type { Me } from '../session.ts'
 import { Banner, Field, formatDate, h, Loading, Select, useLoad } from '../ui.ts'
+import { TaskRuns } from './task-runs.ts'
 
 type Frequency = 'manual' | 'hourly' | 'daily' | 'weekly' | 'monthly' | 'cron'
 interface Schedule {
@@ -236,6 +238,8 @@ export function TasksPage({ me }: { me: Me }) {
   const tasks = useLoad(() => api<Task[]>('GET', '/api/tasks'))
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
   const [editing, setEditing] = useState<Task | null>(null)
+  const [runsOf, setRunsOf] = useState<Task | null>(null)
+  const [runStarts, setRunStarts] = useState(0)
 
   const runNow = async (task: Task) => {
     try {
@@ -244,6 +248,7 @@ export function TasksPage({ me }: { me: Me }) {
         kind: run.status === 'failed' ? 'error' : 'success',
         text: `Run started for "${task.name}" (${run.status}${run.error ? `: ${run.error}` : ''}).`,
       })
+      setRunStarts((n) => n + 1)
     } catch (e) {
       const status = e instanceof ApiError ? e.status : 0
       setNotice({
@@ -258,6 +263,10 @@ export function TasksPage({ me }: { me: Me }) {
     setNotice(null)
     // Take the keyboard (and the eye) to the form the button opened.
     requestAnimationFrame(() => document.getElementById('task-name')?.focus())
+  }
+  const showRuns = (task: Task) => {
+    setRunsOf(runsOf?.id === task.id ? null : task)
+    if (runsOf?.id !== task.id) requestAnimationFrame(() => document.getElementById('task-runs')?.focus())
   }
   const saved = (text: string) => {
     setNotice({ kind: 'success', text })
@@ -319,6 +328,17 @@ export function TasksPage({ me }: { me: Me }) {
                         'div',
                         { class: 'row-actions' },
                         h('button', { type: 'button', onClick: () => runNow(task) }, 'Run now', h('span', { class: 'sr-only' }, ` ${task.name}`)),
+                        h(
+                          'button',
+                          {
+                            type: 'button',
+                            'aria-expanded': runsOf?.id === task.id ? 'true' : 'false',
+                            'aria-controls': 'task-runs',
+                            onClick: () => showRuns(task),
+                          },
+                          'Runs',
+                          h('span', { class: 'sr-only' }, ` of ${task.name}`),
+                        ),
                         mayEdit ? h('button', { type: 'button', onClick: () => edit(task) }, 'Edit', h('span', { class: 'sr-only' }, ` ${task.name}`)) : null,
                       ),
                     ),
@@ -327,6 +347,9 @@ export function TasksPage({ me }: { me: Me }) {
               ),
             ),
           ),
+    runsOf && tasks.data?.some((t) => t.id === runsOf.id)
+      ? h(TaskRuns, { task: runsOf, me, refresh: runStarts, onClose: () => setRunsOf(null), key: runsOf.id })
+      : null,
     // One form: empty to create, prefilled (and keyed by the task, so it starts fresh) to edit.
     h(TaskForm, { editing, onSaved: saved, onCancel: () => setEditing(null), key: editing ? `edit-${editing.id}` : 'new' }),
   )
