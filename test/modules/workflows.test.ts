@@ -30,8 +30,13 @@ describe('definitions live in the draft and are published with the agent', () =>
     expect((await p.t.request('GET', `/api/workflows/${agent}/${id}`, { token: p.viewer.token })).body).toMatchObject({ id, name: 'renamed', source: 'live' })
     expect((await p.t.request('DELETE', `/api/workflows/${agent}/${id}`, { token: p.owner.token })).status).toBe(204)
     expect((await p.t.request('GET', `/api/workflows/${agent}/${id}`, { token: p.owner.token })).status).toBe(404)
-    // Still in the live version until the next publish.
+    // Still in the live version until the next publish, which owners read with version=live.
     expect((await p.t.request('GET', `/api/workflows/${agent}/${id}`, { token: p.viewer.token })).status).toBe(200)
+    expect((await p.t.request('GET', `/api/workflows/${agent}/${id}?version=live`, { token: p.owner.token })).body).toMatchObject({ id, source: 'live' })
+    expect((await p.t.request('GET', `/api/workflows/${agent}?version=live`, { token: p.owner.token })).body).toEqual([
+      expect.objectContaining({ id, name: 'renamed', source: 'live' }),
+    ])
+    expect((await p.t.request('GET', `/api/workflows/${agent}?version=draft`, { token: p.owner.token })).status).toBe(422)
   })
 
   test('viewers and admins see the live version only; outsiders get 404; only owners write', async () => {

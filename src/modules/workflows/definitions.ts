@@ -27,20 +27,28 @@ function checkDefinition(definition: WorkflowDefinition): void {
 
 const nameTaken = (name: string) => conflict(`A workflow named '${name}' already exists in this agent`)
 
-/** Owners see the draft's workflows; viewers and admins the live version's (none before the first publish). */
-async function visibleWorkflows(store: AgentsStore, principal: Principal, agentName: string): Promise<{ list: StoredWorkflow[]; source: 'draft' | 'live' }> {
+/**
+ * Owners see the draft's workflows, viewers and admins the live version's (none before the first publish); `live` asks
+ * for the live version's whoever calls (an owner looking at what MCP clients and chat use).
+ */
+async function visibleWorkflows(
+  store: AgentsStore,
+  principal: Principal,
+  agentName: string,
+  version?: 'live',
+): Promise<{ list: StoredWorkflow[]; source: 'draft' | 'live' }> {
   const agent = await authorizeAgent(store.db, agentName, principal, 'use')
-  if (agent.role === 'owner') return { list: workflowsOf(await readDraft(store.db, agent.id)), source: 'draft' }
+  if (agent.role === 'owner' && version !== 'live') return { list: workflowsOf(await readDraft(store.db, agent.id)), source: 'draft' }
   return { list: workflowsOf((await readLive(store.db, agent.id))?.document), source: 'live' }
 }
 
-export async function listWorkflows(store: AgentsStore, principal: Principal, agentName: string) {
-  const { list, source } = await visibleWorkflows(store, principal, agentName)
+export async function listWorkflows(store: AgentsStore, principal: Principal, agentName: string, version?: 'live') {
+  const { list, source } = await visibleWorkflows(store, principal, agentName, version)
   return list.map((w) => ({ id: w.id, name: w.name, created_at: w.created_at, updated_at: w.updated_at, node_count: w.definition.nodes.length, source }))
 }
 
-export async function getWorkflow(store: AgentsStore, principal: Principal, agentName: string, workflowId: string): Promise<WorkflowRecord> {
-  const { list, source } = await visibleWorkflows(store, principal, agentName)
+export async function getWorkflow(store: AgentsStore, principal: Principal, agentName: string, workflowId: string, version?: 'live'): Promise<WorkflowRecord> {
+  const { list, source } = await visibleWorkflows(store, principal, agentName, version)
   const found = list.find((w) => w.id === workflowId)
   if (!found) throw notFound(WORKFLOW_NOT_FOUND)
   return { ...found, source }

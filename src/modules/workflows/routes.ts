@@ -5,7 +5,20 @@ import type { AgentsStore } from '../agents/service.ts'
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, replaceWorkflow } from './definitions.ts'
 import type { WorkflowDefinition } from './definition/types.ts'
 import type { WorkflowRuns } from './runs/service.ts'
-import { AgentParams, ResumeBody, Run, RunBody, RunParams, RunQuery, RunsQuery, Workflow, WorkflowBody, WorkflowParams, WorkflowSummary } from './schema.ts'
+import {
+  AgentParams,
+  VersionQuery,
+  ResumeBody,
+  Run,
+  RunBody,
+  RunParams,
+  RunQuery,
+  RunsQuery,
+  Workflow,
+  WorkflowBody,
+  WorkflowParams,
+  WorkflowSummary,
+} from './schema.ts'
 
 const asInput = (body: { name: string; definition: unknown }) => ({ name: body.name, definition: body.definition as WorkflowDefinition })
 
@@ -32,11 +45,12 @@ export function workflowRoutes(guard: AuthGuard, store: AgentsStore, runs: Workf
         },
       },
     )
-    .get('/api/workflows/:agent_name', ({ principal, params }) => listWorkflows(store, principal, params.agent_name), {
+    .get('/api/workflows/:agent_name', ({ principal, params, query }) => listWorkflows(store, principal, params.agent_name, query.version), {
       auth: 'member',
       params: AgentParams,
+      query: VersionQuery,
       response: { 200: t.Array(WorkflowSummary) },
-      detail: { tags, summary: "List an agent's workflows: owners see the draft, viewers and admins the live version" },
+      detail: { tags, summary: "List an agent's workflows: owners see the draft, viewers and admins the live version (version=live: everyone the live one)" },
     })
     .get('/api/workflows/:agent_name/runs', ({ principal, params, query }) => runs.list(principal, params.agent_name, query), {
       auth: 'member',
@@ -77,12 +91,17 @@ export function workflowRoutes(guard: AuthGuard, store: AgentsStore, runs: Workf
         responses: { 403: { description: 'The caller did not start the run' }, 409: { description: 'The run is not waiting for approval' } },
       },
     })
-    .get('/api/workflows/:agent_name/:workflow_id', ({ principal, params }) => getWorkflow(store, principal, params.agent_name, params.workflow_id), {
-      auth: 'member',
-      params: WorkflowParams,
-      response: { 200: Workflow },
-      detail: { tags, summary: 'A workflow: owners see the draft, viewers and admins the live version' },
-    })
+    .get(
+      '/api/workflows/:agent_name/:workflow_id',
+      ({ principal, params, query }) => getWorkflow(store, principal, params.agent_name, params.workflow_id, query.version),
+      {
+        auth: 'member',
+        params: WorkflowParams,
+        query: VersionQuery,
+        response: { 200: Workflow },
+        detail: { tags, summary: 'A workflow: owners see the draft, viewers and admins the live version (version=live: everyone the live one)' },
+      },
+    )
     .put(
       '/api/workflows/:agent_name/:workflow_id',
       ({ principal, params, body }) => replaceWorkflow(store, principal, params.agent_name, params.workflow_id, asInput(body)),

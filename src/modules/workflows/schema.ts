@@ -35,6 +35,9 @@ export const Definition = t.Object({
 const Name = DisplayName(200)
 export const WorkflowBody = t.Object({ name: Name, definition: Definition })
 export const AgentParams = t.Object({ agent_name: t.String() })
+export const VersionQuery = t.Object({
+  version: t.Optional(t.Literal('live', { description: "The live version's workflows, also for owners (who otherwise see the draft's)" })),
+})
 export const WorkflowParams = t.Object({ agent_name: t.String(), workflow_id: t.String() })
 export const RunParams = t.Object({ agent_name: t.String(), run_id: t.String() })
 

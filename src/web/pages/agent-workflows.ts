@@ -49,7 +49,11 @@ function WorkflowDetail({
   onSaved: (w: Workflow) => void
   onDeleted: () => void
 }) {
-  const workflow = useLoad(() => (id ? api<Workflow>('GET', `/api/workflows/${enc(agent)}/${enc(id)}`) : Promise.resolve(null)), [agent, id])
+  // Read-only views ask for the live version's copy: an owner on the Live tab sees what MCP clients and chat use.
+  const workflow = useLoad(
+    () => (id ? api<Workflow>('GET', `/api/workflows/${enc(agent)}/${enc(id)}${owner ? '' : '?version=live'}`) : Promise.resolve(null)),
+    [agent, id],
+  )
   const [run, setRun] = useState<Run | null>(null)
   const [tick, setTick] = useState(0)
   if (workflow.data === undefined) return h(Loading, { error: workflow.error })
@@ -86,7 +90,7 @@ function WorkflowDetail({
 /** Owners: the draft's workflows (list, new, edit, delete, run the draft or live). Viewers and admins: the live version's, read-only, with Run. */
 export function WorkflowsPanel({ agent, role, onChanged }: WorkflowsPanelProps) {
   const owner = role === 'owner'
-  const list = useLoad(() => api<WorkflowSummary[]>('GET', `/api/workflows/${enc(agent)}`), [agent])
+  const list = useLoad(() => api<WorkflowSummary[]>('GET', `/api/workflows/${enc(agent)}${owner ? '' : '?version=live'}`), [agent])
   const [selected, setSelected] = useState<string | null>(null)
   const [notice, setNotice] = useState('')
   // The first workflow opens by itself; a selection that disappeared (deleted elsewhere) falls back to it.
@@ -111,14 +115,6 @@ export function WorkflowsPanel({ agent, role, onChanged }: WorkflowsPanelProps) 
         : "The live version's workflows (read-only). Runs use the live version.",
     ),
     notice ? h(Banner, { kind: 'success' }, notice) : null,
-    // The API lists the draft's workflows to owners: an owner reading the live side sees the draft's copies.
-    !owner && list.data?.some((w) => w.source === 'draft')
-      ? h(
-          Banner,
-          { kind: 'info' },
-          "You own this agent, so these are the draft's copies of its workflows; runs here use the live version (a workflow not yet published is not found there).",
-        )
-      : null,
     !list.data
       ? h(Loading, { error: list.error })
       : h(
