@@ -191,3 +191,22 @@ describe('GET, PUT, DELETE /api/context-type/{id}', () => {
       expect((await t.request(method, `/api/context-type/${a.id}`, { body: method === 'PUT' ? { name: 'x' } : undefined })).status).toBe(401)
   })
 })
+
+describe('the audit log', () => {
+  test('creating, replacing and deleting a context type is recorded with who and which', async () => {
+    const created = await create(invoice)
+    const id = created.body.id
+    await t.request('PUT', `/api/context-type/${id}`, { token: adminToken, body: { ...invoice, name: 'Bill' } })
+    await t.request('DELETE', `/api/context-type/${id}`, { token: adminToken })
+    // A refused change writes nothing.
+    expect((await create(invoice, 'not-a-token')).status).toBe(401)
+    const audit = await t.request('GET', '/api/audit?action=context_type.create', { token: adminToken })
+    expect(audit.status).toBe(200)
+    const entries = audit.body.items ?? audit.body
+    expect(entries).toEqual([expect.objectContaining({ action: 'context_type.create', target_type: 'context_type', target_id: id })])
+    for (const action of ['context_type.replace', 'context_type.delete']) {
+      const res = await t.request('GET', `/api/audit?action=${action}`, { token: adminToken })
+      expect((res.body.items ?? res.body).map((e: any) => e.target_id)).toEqual([id])
+    }
+  })
+})

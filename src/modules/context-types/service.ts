@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
+import { writeAudit } from '../../platform/audit.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { ContextTypesTable } from '../../platform/db/tables/interactions.ts'
@@ -86,11 +87,14 @@ export class ContextTypesService {
       created_at: now,
       updated_at: now,
     }
-    return withNameUnique(async () => {
-      await this.#db.insertInto('context_types').values(row).execute()
-      const { created_by_user_id: _, ...record } = row
-      return record
-    })
+    return withNameUnique(() =>
+      this.#db.transaction().execute(async (trx) => {
+        await trx.insertInto('context_types').values(row).execute()
+        await this.#audit(trx, principal, 'context_type.create', row.id, { name: row.name })
+        const { created_by_user_id: _, ...record } = row
+        return record
+      }),
+    )
   }
 
   /** PUT replaces every field (omitted texts become empty); id, creator and created_at stay. */
@@ -99,12 +103,14 @@ export class ContextTypesService {
     return withNameUnique(() =>
       this.#db.transaction().execute(async (trx) => {
         await this.#assertMayChange(trx, principal, id)
-        return trx
+        const record = await trx
           .updateTable('context_types')
           .set({ ...content, updated_at: isoTime(this.#clock.now()) })
           .where('id', '=', id)
           .returning(RECORD_COLUMNS)
           .executeTakeFirstOrThrow()
+        await this.#audit(trx, principal, 'context_type.replace', id, { name: record.name })
+        return record
       }),
     )
   }
@@ -113,7 +119,13 @@ export class ContextTypesService {
     await this.#db.transaction().execute(async (trx) => {
       await this.#assertMayChange(trx, principal, id)
       await trx.deleteFrom('context_types').where('id', '=', id).execute()
+      await this.#audit(trx, principal, 'context_type.delete', id, {})
     })
+  }
+
+  /** Context types steer what agents generate: who changed which is kept in the audit log, in the change's transaction. */
+  #audit(db: Kysely<Database>, principal: Principal, action: string, id: string, details: Record<string, unknown>): Promise<void> {
+    return writeAudit(db, this.#clock, { actor_id: principal.userId, action, target_type: 'context_type', target_id: id, details })
   }
 
   async #assertMayChange(db: Kysely<Database>, principal: Principal, id: string): Promise<void> {
