@@ -2,7 +2,19 @@
 // To add a benchmark, append its file name to BENCHES.
 import { join } from 'node:path'
 
-const BENCHES = ['http.ts', 'interactions.ts', 'scheduler.ts', 'agents.ts', 'skills.ts', 'workflows.ts', 'stall.ts', 'applications.ts', 'insights.ts', 'mcp.ts', 'console.ts']
+const BENCHES = [
+  'http.ts',
+  'interactions.ts',
+  'scheduler.ts',
+  'agents.ts',
+  'skills.ts',
+  'workflows.ts',
+  'stall.ts',
+  'applications.ts',
+  'insights.ts',
+  'mcp.ts',
+  'console.ts',
+]
 
 const args = process.argv.slice(2)
 const failed: string[] = []
