@@ -479,12 +479,16 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
       resource: url,
     }))
       authorize.searchParams.set(k, v)
+    // The client's redirect URI: answered here, so the browser lands on a page instead of a connection error that
+    // would still be loading when the test navigates on.
+    await page.route(`${redirect}**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'You can close this window.' }))
     const callback = page.waitForRequest((request) => request.url().startsWith(redirect))
     await page.goto(authorize.href)
     await page.getByRole('heading', { name: 'Connect E2E Client to Agentbox?' }).waitFor()
     await shot('24-oauth-consent')
     await page.getByRole('button', { name: 'Approve' }).click()
     const back = new URL((await callback).url())
+    await page.getByText('You can close this window.').waitFor()
     expect(back.searchParams.get('state')).toBe('xyz')
     const tokenRes = await fetch(`${base}/oauth/token`, {
       method: 'POST',

@@ -109,14 +109,16 @@ describe.skipIf(!hasChromium)('skills editor of the agent designer', () => {
       mimeType: 'text/markdown',
       buffer: Buffer.from(skillMd('Imported_Skill', 'Came from a file.').replace(/\n/g, '\r\n')),
     })
-    await expect(editor.inputValue()).resolves.toBe(skillMd('Imported_Skill', 'Came from a file.'))
+    // The file is read asynchronously: wait for the notice that says it is in the editor.
     await panel.getByText('Imported SKILL.md: check it below, then save.').waitFor()
+    expect(await editor.inputValue()).toBe(skillMd('Imported_Skill', 'Came from a file.'))
     await panel.getByRole('button', { name: /^Error · line 2 \(name\): Skill name 'Imported_Skill' contains invalid characters/ }).waitFor()
     await panel.getByLabel('Import a SKILL.md file').setInputFiles({
       name: 'SKILL.md',
       mimeType: 'text/markdown',
       buffer: Buffer.from(skillMd('imported-skill', 'Came from a file.')),
     })
+    await panel.getByRole('button', { name: /^Error · line 2/ }).first().waitFor({ state: 'detached' })
     await panel.getByText('No problems found.').waitFor()
     await save.click()
     await panel.getByText('Saved the skill imported-skill.').waitFor()
