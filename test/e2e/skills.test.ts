@@ -118,7 +118,10 @@ describe.skipIf(!hasChromium)('skills editor of the agent designer', () => {
       mimeType: 'text/markdown',
       buffer: Buffer.from(skillMd('imported-skill', 'Came from a file.')),
     })
-    await panel.getByRole('button', { name: /^Error · line 2/ }).first().waitFor({ state: 'detached' })
+    await panel
+      .getByRole('button', { name: /^Error · line 2/ })
+      .first()
+      .waitFor({ state: 'detached' })
     await panel.getByText('No problems found.').waitFor()
     await save.click()
     await panel.getByText('Saved the skill imported-skill.').waitFor()
