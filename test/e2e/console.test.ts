@@ -1,48 +1,21 @@
 // The web console in a real browser (Debian's Chromium via playwright-core) against the compiled binary: setup wizard,
 // sign-in, overview, approving a waiting run, the usage chart, users and seats, tasks, settings (rtl, tokens);
 // screenshots go to test-results/console/.
-import type { Subprocess } from 'bun'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { issueTestLicense } from '../helpers/license.ts'
+import { ADMIN, CHROMIUM, hasChromium, launchBrowser, launchServer, type RunningInstance, SETUP_TOKEN, SHOTS } from './harness.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const hasChromium = existsSync(CHROMIUM)
 if (!hasChromium) console.warn(`e2e: ${CHROMIUM} is missing (apt-get install chromium); the browser suite is skipped`)
 
-const ROOT = resolve(import.meta.dir, '../..')
-const SHOTS = join(ROOT, 'test-results', 'console')
-const SETUP_TOKEN = 'e2e-setup-token-0123456789abcdef'
-const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' }
-// Chromium's own background traffic is refused on closed networks; these flags keep it quiet and the launch fast.
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-
-const tmp = mkdtempSync(join(tmpdir(), 'agentbox-e2e-'))
-let proc: Subprocess<'ignore', 'pipe', 'pipe'> | undefined
+let instance: RunningInstance
+let tmp = ''
 let base = ''
 let browser: Browser
 let context: BrowserContext
 let page: Page
-const pageErrors: string[] = []
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
+let pageErrors: string[] = []
 
 async function api(method: string, path: string, body?: unknown, token?: string): Promise<any> {
   const headers: Record<string, string> = { 'content-type': 'application/json' }
@@ -57,51 +30,14 @@ const shot = (name: string, target: Page = page) => target.screenshot({ path: jo
 
 describe.skipIf(!hasChromium)('web console in Chromium, against the compiled binary', () => {
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    const bin = join(tmp, 'agentbox')
-    const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, AGENTBOX_BUILD_OUTFILE: bin },
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}\n${build.stderr}`)
-    const port = freePort()
-    base = `http://127.0.0.1:${port}`
-    proc = Bun.spawn([bin, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', join(tmp, 'data')], {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: tmp,
-        AGENTBOX_LICENSE_MODE: 'test',
-        AGENTBOX_SETUP_TOKEN: SETUP_TOKEN,
-        AGENTBOX_LOG_LEVEL: 'warn',
-      },
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    for (let i = 0; i < 300; i++) {
-      if (
-        await fetch(`${base}/api/health/live`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break
-      await Bun.sleep(20)
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-    context.setDefaultTimeout(10_000)
-    page = await context.newPage()
-    page.on('pageerror', (error) => pageErrors.push(String(error)))
+    instance = await launchServer()
+    ;({ base, dir: tmp } = instance)
+    ;({ browser, context, page, pageErrors } = await launchBrowser())
   }, 120_000)
 
   afterAll(async () => {
     await browser?.close()
-    proc?.kill('SIGKILL')
-    await proc?.exited
-    rmSync(tmp, { recursive: true, force: true })
+    await instance?.stop()
   }, 30_000)
 
   test('/ sends an unprovisioned instance to the wizard; a bad licence shows the server reason, a good one the org token once', async () => {
@@ -525,28 +461,12 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
   }, 30_000)
 
   test('an evaluator on a production server (no licence) starts a 30-day evaluation from the wizard and sees it on the overview', async () => {
-    const port = freePort()
-    const evalBase = `http://127.0.0.1:${port}`
-    const evaluator = Bun.spawn([join(tmp, 'agentbox'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', join(tmp, 'data-evaluation')], {
-      // No AGENTBOX_LICENSE_MODE: the production mode `npm start` and a copied binary run in.
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
+    // No AGENTBOX_LICENSE_MODE: the production mode `npm start` and a copied binary run in.
+    const evaluator = await launchServer({})
+    const evalBase = evaluator.base
     const tab = await context.newPage()
     tab.on('pageerror', (error) => pageErrors.push(String(error)))
     try {
-      for (let i = 0; i < 300; i++) {
-        if (
-          await fetch(`${evalBase}/api/health/live`).then(
-            (r) => r.ok,
-            () => false,
-          )
-        )
-          break
-        await Bun.sleep(20)
-      }
       await tab.goto(`${evalBase}/setup?token=${SETUP_TOKEN}`)
       await tab.getByLabel(/30-day evaluation/).check()
       await tab.getByLabel('Admin e-mail').fill(ADMIN.email)
@@ -566,8 +486,7 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
       await shot('20-evaluation-overview', tab)
     } finally {
       await tab.close()
-      evaluator.kill('SIGKILL')
-      await evaluator.exited
+      await evaluator.stop()
     }
   }, 30_000)
 

@@ -1,17 +1,18 @@
-// A provisioned Agentbox (the compiled binary) and a signed-in Chromium page, for browser tests of one area of the
-// console each (test/e2e/<area>.test.ts). The binary is built once per test process and shared by every file.
+// The compiled binary and Chromium for the browser tests: launchServer (an unprovisioned instance), launchBrowser, and
+// startConsole (both, provisioned and signed in as the admin: one area of the console per test file). The binary is
+// built once per test process and shared by every file.
 import type { Subprocess } from 'bun'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { issueTestLicense } from '../helpers/license.ts'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const hasChromium = existsSync(CHROMIUM)
 const ROOT = resolve(import.meta.dir, '../..')
-const SHOTS = join(ROOT, 'test-results', 'console')
-const SETUP_TOKEN = 'e2e-setup-token-0123456789abcdef'
+export const SHOTS = join(ROOT, 'test-results', 'console')
+export const SETUP_TOKEN = 'e2e-setup-token-0123456789abcdef'
 export const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' }
 // Chromium's own background traffic is refused on closed networks; these flags keep it quiet and the launch fast.
 const ARGS = [
@@ -49,6 +50,64 @@ function freePort(): number {
   return port
 }
 
+export interface RunningInstance {
+  /** http://127.0.0.1:<port> */
+  readonly base: string
+  /** A private temp dir: the data dir is `data/` in it; tests may put files there. */
+  readonly dir: string
+  stop(): Promise<void>
+}
+
+/**
+ * The binary serving a fresh, unprovisioned data dir (setup token SETUP_TOKEN), once it answers. `env` adds to a bare
+ * environment: without AGENTBOX_LICENSE_MODE the server runs in production mode, as a copied binary does.
+ */
+export async function launchServer(env: Record<string, string> = { AGENTBOX_LICENSE_MODE: 'test' }): Promise<RunningInstance> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentbox-e2e-'))
+  const port = freePort()
+  const base = `http://127.0.0.1:${port}`
+  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(
+    [await binary(), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', join(dir, 'data')],
+    {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn', ...env },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  )
+  for (let i = 0; i < 300; i++) {
+    if (
+      await fetch(`${base}/api/health/live`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break
+    await Bun.sleep(20)
+  }
+  return {
+    base,
+    dir,
+    async stop() {
+      proc.kill('SIGKILL')
+      await proc.exited
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Headless Chromium with one 1280 × 800 page whose uncaught errors are collected. */
+export async function launchBrowser(): Promise<{ browser: Browser; context: BrowserContext; page: Page; pageErrors: string[] }> {
+  mkdirSync(SHOTS, { recursive: true })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  context.setDefaultTimeout(10_000)
+  const page = await context.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  return { browser, context, page, pageErrors }
+}
+
 export interface ConsoleSession {
   readonly base: string
   readonly page: Page
@@ -67,35 +126,8 @@ export interface ConsoleSession {
 
 /** A fresh instance (its own data dir) provisioned with a 10-seat test licence, and a page signed in as the admin. */
 export async function startConsole(): Promise<ConsoleSession> {
-  mkdirSync(SHOTS, { recursive: true })
-  const tmp = mkdtempSync(join(tmpdir(), 'agentbox-e2e-'))
-  const port = freePort()
-  const base = `http://127.0.0.1:${port}`
-  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(
-    [await binary(), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', join(tmp, 'data')],
-    {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: tmp,
-        AGENTBOX_LICENSE_MODE: 'test',
-        AGENTBOX_SETUP_TOKEN: SETUP_TOKEN,
-        AGENTBOX_LOG_LEVEL: 'warn',
-      },
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    },
-  )
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(`${base}/api/health/live`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break
-    await Bun.sleep(20)
-  }
+  const instance = await launchServer()
+  const { base } = instance
   const api = async (method: string, path: string, body?: unknown, token?: string) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     if (token) headers.authorization = `Bearer ${token}`
@@ -111,12 +143,7 @@ export async function startConsole(): Promise<ConsoleSession> {
     SETUP_TOKEN,
   )
   const adminToken = (await api('POST', '/api/auth/login', { email: ADMIN.email, password: ADMIN.password })).access_token as string
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-  context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
-  const pageErrors: string[] = []
-  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  const { browser, page, pageErrors } = await launchBrowser()
   const session: ConsoleSession = {
     base,
     page,
@@ -139,9 +166,7 @@ export async function startConsole(): Promise<ConsoleSession> {
     shot: async (name) => void (await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })),
     async stop() {
       await browser.close()
-      proc.kill('SIGKILL')
-      await proc.exited
-      rmSync(tmp, { recursive: true, force: true })
+      await instance.stop()
     },
   }
   await session.signIn()
