@@ -5,19 +5,16 @@
 //   bun scripts/bench/console.ts [--agents 500] [--nodes 50] [--reps 5] [--json FILE]
 //
 // Targets: JS + CSS under 300 KB gzip; the agent page interactive under 1 s. Needs /usr/bin/chromium (skipped without).
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { existsSync, writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
 import { chromium } from 'playwright-core'
-import { loadConfig } from '../../src/config.ts'
 import { createAgent } from '../../src/modules/agents/service.ts'
 import { publishAgentVersion } from '../../src/modules/agents/versions.ts'
 import { buildConsoleFromSource } from '../../src/modules/console/assets.ts'
 import { createWorkflow, type WorkflowInput } from '../../src/modules/workflows/definitions.ts'
 import type { Principal } from '../../src/platform/auth/principal.ts'
-import { createServer } from '../../src/server.ts'
-import { benchLicense, intOption, median } from './lib.ts'
+import { intOption, median, startBenchServer } from './lib.ts'
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
@@ -33,8 +30,6 @@ const AGENTS = intOption(opts.agents!, '--agents')
 const NODES = intOption(opts.nodes!, '--nodes', 2)
 const REPS = intOption(opts.reps!, '--reps')
 const CHROMIUM = '/usr/bin/chromium'
-const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
-const PASSWORD = 'a long enough bench password'
 
 // ------------------------------------------------------------------------------------------------------------ sizes
 
@@ -57,37 +52,7 @@ if (!existsSync(CHROMIUM)) {
 
 // ----------------------------------------------------------------------------------------------------------- set-up
 
-const dataDir = mkdtempSync(join(tmpdir(), 'agentbox-bench-console-'))
-process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }))
-const server = await createServer(
-  loadConfig(['serve'], {
-    AGENTBOX_DATA_DIR: dataDir,
-    AGENTBOX_LICENSE_MODE: 'test',
-    AGENTBOX_LOG_LEVEL: 'warn',
-    AGENTBOX_SETUP_TOKEN: SETUP_TOKEN,
-    AGENTBOX_PORT: '0',
-    AGENTBOX_HOST: '127.0.0.1',
-  }),
-)
-const call = async (method: string, path: string, token: string, body?: unknown) => {
-  const res = await server.fetch(
-    new Request(`http://localhost${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  )
-  const json = (await res.json()) as any
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-  return json
-}
-await call('POST', '/api/tenant/setup', SETUP_TOKEN, {
-  license_token: benchLicense(),
-  admin_email: 'admin@example.com',
-  admin_name: 'Ada Admin',
-  admin_password: PASSWORD,
-})
-const token = (await call('POST', '/api/auth/login', '', { email: 'admin@example.com', password: PASSWORD })).access_token as string
+const { server, token, call } = await startBenchServer('console', { AGENTBOX_PORT: '0', AGENTBOX_HOST: '127.0.0.1' })
 const me = await call('GET', '/api/auth/me', token)
 const admin: Principal = { userId: me.id, email: me.email, name: me.name, role: 'admin', kind: 'person', via: 'access_token', tokenId: null }
 const store = { db: server.database.db, clock: { now: () => Date.now() } }

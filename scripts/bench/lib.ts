@@ -2,7 +2,11 @@
 // test key.
 import { createPrivateKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { loadConfig } from '../../src/config.ts'
+import { createServer, type AgentboxServer } from '../../src/server.ts'
 import { TEST_KID } from '../../src/modules/license/keyring.ts'
 import { signLicenseToken } from '../../src/modules/license/token.ts'
 
@@ -41,4 +45,43 @@ export function benchLicense({ org = 'Bench', seats = 10 }: { org?: string; seat
     exp: now + 365 * 86_400,
   }
   return signLicenseToken(claims, key, TEST_KID)
+}
+
+export interface BenchServer {
+  readonly server: AgentboxServer
+  /** The admin's access token. */
+  readonly token: string
+  /** One request through server.fetch; a JSON body, or `raw` with its headers; throws on a status of 300 or more. */
+  call(method: string, path: string, token: string, body?: unknown, raw?: BodyInit, headers?: Record<string, string>): Promise<any>
+}
+
+/** A server in this process on a temp data dir (removed at exit), provisioned with a bench licence and an admin. */
+export async function startBenchServer(name: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), `agentbox-bench-${name}-`))
+  process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }))
+  const setupToken = 'bench-setup-token-0123456789abcdef'
+  const server = await createServer(
+    loadConfig(['serve'], { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_LOG_LEVEL: 'warn', AGENTBOX_SETUP_TOKEN: setupToken, ...env }),
+  )
+  const call: BenchServer['call'] = async (method, path, token, body, raw, headers = {}) => {
+    const response = await server.fetch(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+        body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+      }),
+    )
+    const json = (await response.json()) as any
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
+    return json
+  }
+  const password = 'a long enough bench password'
+  await call('POST', '/api/tenant/setup', setupToken, {
+    license_token: benchLicense(),
+    admin_email: 'admin@example.com',
+    admin_name: 'Ada Admin',
+    admin_password: password,
+  })
+  const token = (await call('POST', '/api/auth/login', '', { email: 'admin@example.com', password })).access_token as string
+  return { server, token, call }
 }

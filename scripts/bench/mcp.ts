@@ -13,16 +13,13 @@
 //
 // Targets: MCP adds < 100 µs of server time per call over the HTTP API; tools/list with 1,000 tools < 5 ms.
 // Correctness is checked every round (exit 1): every call succeeds and lists have every tool.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { loadConfig } from '../../src/config.ts'
-import { createServer } from '../../src/server.ts'
-import { benchLicense, intOption, median } from './lib.ts'
+import { intOption, median, startBenchServer } from './lib.ts'
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
@@ -37,20 +34,10 @@ const { values: opts } = parseArgs({
 const OPERATIONS = intOption(opts.operations!, '--operations')
 const ROUNDS = intOption(opts.rounds!, '--rounds')
 const ITERATIONS = intOption(opts.iterations!, '--iterations')
-const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
-const PASSWORD = 'a long enough bench password'
 
 // ------------------------------------------------------------------------------------------------------------ set-up
 
-const dataDir = mkdtempSync(join(tmpdir(), 'agentbox-bench-mcp-'))
-process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }))
-const config = loadConfig(['serve'], {
-  AGENTBOX_DATA_DIR: dataDir,
-  AGENTBOX_LICENSE_MODE: 'test',
-  AGENTBOX_LOG_LEVEL: 'warn',
-  AGENTBOX_SETUP_TOKEN: SETUP_TOKEN,
-})
-const server = await createServer(config)
+const { server, token, call } = await startBenchServer('mcp')
 
 /** Server time of one request: from handing it over to having read the whole answer. */
 async function timed(request: Request): Promise<{ response: Response; ms: number }> {
@@ -60,27 +47,6 @@ async function timed(request: Request): Promise<{ response: Response; ms: number
   const ms = performance.now() - started
   return { response: new Response(body, { status: response.status, headers: response.headers }), ms }
 }
-
-async function call(method: string, path: string, token: string, body?: unknown, raw?: BodyInit, headers: Record<string, string> = {}) {
-  const { response } = await timed(
-    new Request(`http://localhost${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
-      body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
-    }),
-  )
-  const json = (await response.json()) as any
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
-
-await call('POST', '/api/tenant/setup', SETUP_TOKEN, {
-  license_token: benchLicense(),
-  admin_email: 'admin@example.com',
-  admin_name: 'Ada Admin',
-  admin_password: PASSWORD,
-})
-const token = (await call('POST', '/api/auth/login', '', { email: 'admin@example.com', password: PASSWORD })).access_token as string
 
 const SKILL = '---\nname: tiny\ndescription: A tiny skill for the benchmark.\n---\nSay hello, then answer the question in one line.\n'
 await call('POST', '/api/agents', token, { name: 'small-bot', description: 'd', instructions: 'Be brief.' })
