@@ -47,6 +47,12 @@ describe.skipIf(!hasChromium)('the agent designer, end to end', () => {
     await skills.getByText('No problems found.').waitFor()
     await skills.getByRole('button', { name: 'Save', exact: true }).click()
     await skills.getByText('Saved the skill refund-tone.').waitFor()
+    // Renamed by editing its frontmatter name (it keeps its id).
+    await skills.getByRole('button', { name: 'Edit refund-tone' }).click()
+    await editor.fill(skillMd('refund-voice'))
+    await skills.getByText('No problems found.').waitFor()
+    await skills.getByRole('button', { name: 'Save', exact: true }).click()
+    await skills.getByText('Saved the skill refund-voice.').waitFor()
 
     // A workflow with an approval gate, dry-run on the draft.
     const flows = page.locator('section.wf-panel')

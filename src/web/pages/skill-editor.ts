@@ -84,7 +84,8 @@ export function SkillEditor(props: SkillEditorProps) {
     }
     setChecking(true)
     const timer = setTimeout(() => {
-      api<SkillValidation>('POST', '/api/skill/validate', { content, skill_name: props.skill ?? undefined }).then(
+      // No skill_name: a new name in the frontmatter renames the skill (the server keeps its id; a taken name is a 409).
+      api<SkillValidation>('POST', '/api/skill/validate', { content }).then(
         (result) => {
           if (latest.current !== mine) return
           setValidation(result)
