@@ -154,6 +154,7 @@ describe.skipIf(!hasChromium)('agents in the console', () => {
     // The Live tab: the live version's text and the MCP URLs.
     await page.getByRole('tab', { name: 'Live' }).click()
     expect(await page.getByTestId('live-instructions').textContent()).toBe('Be brief.\nAnswer in English.')
+    expect(await page.getByTestId('live-applications').textContent()).toBe('petstore: listPets')
     expect(await page.getByLabel('MCP URL').first().inputValue()).toBe(`${base}/agent/sales-helper-bot/mcp`)
 
     // Back on the list: search, and a taken name is refused at the name field.

@@ -87,6 +87,7 @@ describe('the version lifecycle', () => {
       live: true,
       description: 'Version one',
       instructions: 'Say one.',
+      applications: [],
     })
   })
 

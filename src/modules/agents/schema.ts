@@ -80,7 +80,12 @@ export const Version = t.Object({
   live: t.Boolean({ description: 'Whether live points at this version' }),
 })
 
-export const VersionDetail = t.Object({ ...Version.properties, description: t.String(), instructions: t.String() })
+export const VersionDetail = t.Object({
+  ...Version.properties,
+  description: t.String(),
+  instructions: t.String(),
+  applications: t.Array(ApplicationUse, { description: "The applications whose operations this version's MCP endpoints offer" }),
+})
 
 // No minimum here for the same reason as ListQuery: version 0 or below is simply not found (404).
 export const VersionParams = t.Object({ name: t.String(), version: t.Integer() })

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { isoTime } from '../../platform/clock.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
+import { applicationsOf, type ApplicationUse } from './applications.ts'
 import { conflict, notFound } from '../../platform/errors.ts'
 import { authorizeAgent, OWNERS_ONLY_DESIGN } from './access.ts'
 import { documentHash, parseDocument, serialiseDocument } from './document.ts'
@@ -27,6 +28,8 @@ export interface VersionRecord {
 export interface VersionDetailRecord extends VersionRecord {
   description: string
   instructions: string
+  /** The applications whose operations this version's MCP endpoints offer. */
+  applications: ApplicationUse[]
 }
 
 function versionsQuery(db: Kysely<Database>, agentId: string) {
@@ -80,8 +83,14 @@ export async function getAgentVersion(db: Kysely<Database>, principal: Principal
   const row = await versionsQuery(db, agent.id).select('v.document').where('v.version', '=', version).executeTakeFirst()
   if (!row) throw notFound(VERSION_NOT_FOUND)
   const { document, ...meta } = row
-  const { description, instructions } = parseDocument(document)
-  return { ...meta, live: row.version === agent.live_version, description, instructions }
+  const parsed = parseDocument(document)
+  return {
+    ...meta,
+    live: row.version === agent.live_version,
+    description: parsed.description,
+    instructions: parsed.instructions,
+    applications: applicationsOf(parsed),
+  }
 }
 
 /** Replaces the whole draft with a version's snapshot; live does not move. Restoring what the draft already holds changes nothing. */

@@ -39,6 +39,7 @@ export interface Version {
 export interface VersionDetail extends Version {
   description: string
   instructions: string
+  applications: ApplicationUse[]
 }
 
 export interface Member {

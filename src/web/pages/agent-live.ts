@@ -15,7 +15,7 @@ function LiveText({ agent }: { agent: AgentDetail }) {
     () =>
       owner && agent.live_version !== null
         ? api<VersionDetail>('GET', agentApi(agent.name, `/versions/${agent.live_version}`))
-        : Promise.resolve({ description: agent.description ?? '', instructions: agent.instructions ?? '' }),
+        : Promise.resolve({ description: agent.description ?? '', instructions: agent.instructions ?? '', applications: agent.applications }),
     [agent.name, agent.live_version, owner],
   )
   if (agent.live_version === null) {
@@ -39,6 +39,20 @@ function LiveText({ agent }: { agent: AgentDetail }) {
           h('dd', { dir: 'auto', 'data-testid': 'live-description' }, version.data.description),
           h('dt', null, 'Instructions'),
           h('dd', null, h('pre', { class: 'instructions', dir: 'auto', 'data-testid': 'live-instructions' }, version.data.instructions)),
+          h('dt', null, 'Applications (their operations are MCP tools)'),
+          h(
+            'dd',
+            { 'data-testid': 'live-applications' },
+            version.data.applications.length === 0
+              ? 'None'
+              : h(
+                  'ul',
+                  null,
+                  version.data.applications.map((use) =>
+                    h('li', { key: use.api_name }, h('code', null, use.api_name), use.operation_ids ? `: ${use.operation_ids.join(', ')}` : ': all operations'),
+                  ),
+                ),
+          ),
         ),
   )
 }
