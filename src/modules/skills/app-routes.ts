@@ -11,7 +11,6 @@ const AppSkillParams = t.Object({ api_name: t.String(), skill_name: t.String() }
 const NOT_OWNER = { 403: { description: 'The caller sees the application but is neither its owner nor an admin' } }
 
 export function applicationSkillRoutes(guard: AuthGuard, skills: ApplicationSkills) {
-  const homeOf = (apiName: string) => skills.home(apiName)
   const tags = ['skills']
   return new Elysia({ name: 'application-skill-routes' })
     .use(guard)
@@ -19,7 +18,7 @@ export function applicationSkillRoutes(guard: AuthGuard, skills: ApplicationSkil
       '/api/applications/:api_name/skills',
       async ({ principal, params, body, set }) => {
         set.status = 201
-        return addSkillTo(homeOf(params.api_name), principal, body.content)
+        return addSkillTo(skills.home(params.api_name), principal, body.content)
       },
       {
         auth: 'member',
@@ -34,13 +33,13 @@ export function applicationSkillRoutes(guard: AuthGuard, skills: ApplicationSkil
         },
       },
     )
-    .get('/api/applications/:api_name/skills', ({ principal, params }) => listSkillsOf(homeOf(params.api_name), principal), {
+    .get('/api/applications/:api_name/skills', ({ principal, params }) => listSkillsOf(skills.home(params.api_name), principal), {
       auth: 'member',
       params: AppParams,
       response: { 200: t.Array(SkillMetadata) },
       detail: { tags, summary: "List an application's skills without their content" },
     })
-    .get('/api/applications/:api_name/skills/:skill_name', ({ principal, params }) => getSkillOf(homeOf(params.api_name), principal, params.skill_name), {
+    .get('/api/applications/:api_name/skills/:skill_name', ({ principal, params }) => getSkillOf(skills.home(params.api_name), principal, params.skill_name), {
       auth: 'member',
       params: AppSkillParams,
       response: { 200: Skill },
@@ -48,7 +47,7 @@ export function applicationSkillRoutes(guard: AuthGuard, skills: ApplicationSkil
     })
     .put(
       '/api/applications/:api_name/skills/:skill_name',
-      ({ principal, params, body }) => replaceSkillIn(homeOf(params.api_name), principal, params.skill_name, body.content),
+      ({ principal, params, body }) => replaceSkillIn(skills.home(params.api_name), principal, params.skill_name, body.content),
       {
         auth: 'member',
         params: AppSkillParams,
@@ -64,7 +63,7 @@ export function applicationSkillRoutes(guard: AuthGuard, skills: ApplicationSkil
     .delete(
       '/api/applications/:api_name/skills/:skill_name',
       async ({ principal, params, set }) => {
-        await deleteSkillFrom(homeOf(params.api_name), principal, params.skill_name)
+        await deleteSkillFrom(skills.home(params.api_name), principal, params.skill_name)
         set.status = 204
       },
       {

@@ -1,9 +1,21 @@
 // What the agent designer's pages share: the API's shapes, the name rule as the server applies it, a field with a
 // character counter, the Draft chip and a notice area read out by screen readers.
 import { ApiError, errorText } from '../api.ts'
+import type { Me } from '../session.ts'
 import { Banner, h } from '../ui.ts'
 
 export type AgentRole = 'owner' | 'viewer' | 'admin'
+
+/** What the agent page hands each of its panels (skills, workflows). */
+export interface AgentPanelProps {
+  /** The agent's name. */
+  readonly agent: string
+  /** Owners edit the draft; viewers and admins (and owners on the Live tab) see the live version, read-only. */
+  readonly role: AgentRole
+  readonly me: Me
+  /** Called after any change to the draft (the page refreshes its Draft chip). */
+  readonly onChanged: () => void
+}
 
 export interface ApplicationUse {
   api_name: string

@@ -3,19 +3,11 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, errorText } from '../api.ts'
-import type { Me } from '../session.ts'
+import type { AgentPanelProps } from './agent-fields.ts'
 import { Banner, h, Loading, useLoad } from '../ui.ts'
 import { type SavedSkill, SkillEditor } from './skill-editor.ts'
 
-export interface SkillsPanelProps {
-  /** The agent's name. */
-  readonly agent: string
-  /** Owners edit the draft's skills; others see the live version's (read-only). */
-  readonly role: 'owner' | 'viewer' | 'admin'
-  readonly me: Me
-  /** Called after any change to the draft (the page refreshes its Draft chip). */
-  readonly onChanged: () => void
-}
+export type SkillsPanelProps = AgentPanelProps
 
 interface SkillItem {
   id: string

@@ -1,21 +1,13 @@
 // An agent's workflows in the designer: graph and JSON editor, run / dry run, run view, history (owners edit the draft).
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import type { Me } from '../session.ts'
+import type { AgentPanelProps } from './agent-fields.ts'
 import { Banner, formatDate, h, Loading, useLoad } from '../ui.ts'
 import { type Workflow, WorkflowEditor } from './workflow-editor.ts'
 import type { Definition } from './workflow-graph.ts'
 import { type Run, RunForm, RunsHistory, RunView } from './workflow-run.ts'
 
-export interface WorkflowsPanelProps {
-  /** The agent's name. */
-  readonly agent: string
-  /** Owners edit the draft's workflows and may run it; viewers and admins see and run the live version's. */
-  readonly role: 'owner' | 'viewer' | 'admin'
-  readonly me: Me
-  /** Called after any change to the draft (the page refreshes its Draft chip). */
-  readonly onChanged: () => void
-}
+export type WorkflowsPanelProps = AgentPanelProps
 
 interface WorkflowSummary {
   id: string
