@@ -86,6 +86,12 @@ describe('design tools', () => {
     expect(names).not.toContain('broken')
     expect((await call('delete_workflow', { workflow: 'second' })).isError).toBeFalsy()
     expect((await call('delete_workflow', { workflow: 'second' })).content[0].text).toBe("Workflow not found: 'second'")
+    const unknownId = await call('put_workflow', { id: 'no-such-id', name: 'x', definition: echoFlow() })
+    expect(unknownId.isError).toBe(true)
+    expect(unknownId.content[0].text).toBe('Workflow not found')
+    const wrongType = await call('update_agent', { instructions: 42 })
+    expect(wrongType.isError).toBe(true)
+    expect(wrongType.content[0].text).toContain('instructions')
   })
 
   test('run_workflow on the draft is a dry run by default', async () => {
