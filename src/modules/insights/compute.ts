@@ -1,10 +1,34 @@
-// The insights figures for a scope and a range of UTC days, read from the rollups of migrations 0006 and 0008 (never
+// The insights figures for a scope and a range of UTC days, read from the rollups of migrations 0006, 0008 and 0011 (never
 // from interaction rows, except one member's calls through one agent) in rounds of days. Runs in the insights worker
 // (insights-worker.ts) on its own read-only connection, so the request thread only waits.
 import type { Kysely } from 'kysely'
 import type { Database } from '../../platform/db/schema.ts'
 import type { RunStatus } from '../../platform/db/tables/workflows.ts'
-import { durationBucket, median, nearestRank } from './percentiles.ts'
+import { median, nearestRank } from './percentiles.ts'
+import {
+  agentActiveDays,
+  agentDayDurations,
+  agentDayTools,
+  APPROVAL_PAGE,
+  approvalDecisions,
+  type BucketCount,
+  type DayKindCount,
+  organisationActiveDays,
+  organisationDayDurations,
+  organisationDayKinds,
+  organisationDayTools,
+  organisationMonthDurations,
+  organisationMonthTools,
+  quietDays,
+  runCounts,
+  type ToolCount,
+  userDayDurations,
+  userDayKinds,
+  userDayTools,
+  userMonthDurations,
+  userMonthTools,
+  waitingGates,
+} from './rollup-queries.ts'
 
 export interface Insights {
   from: string
@@ -21,12 +45,12 @@ export interface Insights {
 
 export const DAY_MS = 86_400_000
 /**
- * Days read per round of queries, with a turn of the event loop between rounds. It starts at a week and adapts: a round
- * that took under CHUNK_FAST_MS doubles the next one (a member's year is a few rounds, not fifty), one over
- * CHUNK_SLOW_MS halves it, so each round holds the server for a few milliseconds whatever the data.
+ * Days read per round of queries; between rounds the worker may rest (insights-worker.ts). It starts at a month and
+ * adapts: a round that took under CHUNK_FAST_MS doubles the next one (a member's year is four rounds), one over
+ * CHUNK_SLOW_MS halves it, so each round takes a few milliseconds whatever the data.
  */
-const FIRST_CHUNK_DAYS = 7
-const MAX_CHUNK_DAYS = 128
+const FIRST_CHUNK_DAYS = 31
+const MAX_CHUNK_DAYS = 366
 const CHUNK_FAST_MS = 1.5
 const CHUNK_SLOW_MS = 4
 const TOP = 10
@@ -34,15 +58,6 @@ const STATUSES: readonly RunStatus[] = ['running', 'waiting_human', 'succeeded',
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 export const dayKey = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-
-interface ToolRow {
-  day: string
-  kind: 'mcp_tool' | 'api_action'
-  api_title: string
-  action: string
-  n: number
-  errors: number
-}
 
 export interface InsightsScope {
   /** null: the organisation. */
@@ -75,8 +90,17 @@ export async function computeInsights(
   let total = 0
   let errors = 0
 
-  const organisationWide = scope.userId === null && scope.agent === null
-  const countTool = (row: { kind: string; api_title: string; action: string; n: number }) => {
+  const user = scope.userId
+  const agent = scope.agent
+  const countDay = (row: DayKindCount) => {
+    const n = Number(row.n)
+    if (n <= 0) return
+    const day = perDay.get(row.day) ?? { mcp_tool: 0, api_action: 0 }
+    day[row.kind] += n
+    perDay.set(row.day, day)
+    total += n
+  }
+  const countTool = (row: ToolCount) => {
     const n = Number(row.n)
     if (n <= 0) return
     if (row.kind === 'mcp_tool') {
@@ -86,55 +110,59 @@ export async function computeInsights(
       tools.set(key, tool)
     } else applications.set(row.api_title, (applications.get(row.api_title) ?? 0) + n)
   }
-  const whole = scope.agent === null ? wholeMonths(fromMs, toMs) : null
-  if (whole && organisationWide) for (const row of await monthlyToolRows(db, whole.firstMonth, whole.lastMonth)) countTool(row)
-  if (whole)
-    for (const row of await monthlyDurationRows(db, scope, whole.firstMonth, whole.lastMonth)) {
+  const countDurations = (rows: BucketCount[]) => {
+    for (const row of rows) {
       const n = Number(row.n)
       if (n > 0) durations.set(row.bucket, (durations.get(row.bucket) ?? 0) + n)
     }
+  }
+
+  // Whole calendar months come from the monthly rollups: tools (and, for a member, failures) and durations.
+  const whole = agent === null ? await monthsToRead(db, user, fromMs, toMs) : null
+  if (whole) {
+    const months = { first: whole.firstMonth, last: whole.lastMonth, user }
+    for (const row of await (user === null ? organisationMonthTools(db, months) : userMonthTools(db, months))) {
+      countTool(row)
+      // The organisation's failures come from its (day, kind) rollup, a member's from their tools.
+      if (user !== null) errors += Number(row.errors)
+    }
+    countDurations(await (user === null ? organisationMonthDurations(db, months) : userMonthDurations(db, months)))
+  }
   let chunkDays = FIRST_CHUNK_DAYS
   let took = 0
   for (let start = fromMs; start <= toMs; ) {
     if (start > fromMs) await betweenRounds(took)
     const began = performance.now()
-    const first = dayKey(start)
-    const last = dayKey(Math.min(start + (chunkDays - 1) * DAY_MS, toMs))
-    if (organisationWide) {
-      // The per-day figures from (day, kind); tools and applications of the days outside whole months.
-      for (const row of await dailyKindRows(db, first, last)) {
-        const n = Number(row.n)
-        if (n <= 0) continue
-        const day = perDay.get(row.day) ?? { mcp_tool: 0, api_action: 0 }
-        day[row.kind] += n
-        perDay.set(row.day, day)
-        total += n
-        errors += Number(row.errors)
-      }
-      for (const [from, to] of outside(first, last, whole)) for (const row of await toolRows(db, scope, from, to)) countTool(row)
-    } else {
-      for (const row of await toolRows(db, scope, first, last)) {
-        const n = Number(row.n)
-        if (n <= 0) continue
-        const day = perDay.get(row.day) ?? { mcp_tool: 0, api_action: 0 }
-        day[row.kind] += n
-        perDay.set(row.day, day)
-        total += n
+    const days = { first: dayKey(start), last: dayKey(Math.min(start + (chunkDays - 1) * DAY_MS, toMs)), user }
+    if (agent !== null) {
+      // One agent: its tool rows hold everything (per day, failures, tools); the histogram has no monthly rollup.
+      for (const row of await agentDayTools(db, days, agent.name)) {
+        countDay(row)
         errors += Number(row.errors)
         countTool(row)
       }
-    }
-    // Durations of whole months come from the monthly histogram (below); only the days outside them are read here.
-    for (const [from, to] of outside(first, last, whole))
-      for (const row of await durationRows(db, scope, from, to)) {
-        const n = Number(row.n)
-        if (n > 0) durations.set(row.bucket, (durations.get(row.bucket) ?? 0) + n)
+      countDurations(await agentDayDurations(db, days, agent.name))
+      if (user === null) for (const row of await agentActiveDays(db, days, agent.name)) active.set(row.day, Number(row.count))
+    } else {
+      if (user === null)
+        for (const row of await organisationDayKinds(db, days)) {
+          countDay(row)
+          errors += Number(row.errors)
+        }
+      else for (const row of await userDayKinds(db, days)) countDay(row)
+      // Tools and durations of the days outside whole months (those came from the monthly rollups above).
+      for (const [first, last] of outside(days.first, days.last, whole)) {
+        const span = { first, last, user }
+        for (const row of await (user === null ? organisationDayTools(db, span) : userDayTools(db, span))) {
+          countTool(row)
+          if (user !== null) errors += Number(row.errors)
+        }
+        countDurations(await (user === null ? organisationDayDurations(db, span) : userDayDurations(db, span)))
       }
-    // One person is active on the days they made calls, which perDay already knows; only the organisation asks.
-    if (scope.userId === null)
-      for (const row of await (organisationWide ? dailyActiveRows(db, first, last) : agentActiveRows(db, scope.agent!.name, first, last)))
-        active.set(row.day, Number(row.count))
-    for (const row of await runRows(db, scope, first, last)) runs[row.status] += Number(row.count)
+      // One person is active on the days they made calls, which perDay already knows; only the organisation asks.
+      if (user === null) for (const row of await organisationActiveDays(db, days)) active.set(row.day, Number(row.count))
+    }
+    for (const row of await runCounts(db, days, agent?.id ?? null)) runs[row.status] += Number(row.count)
     took = performance.now() - began
     start += chunkDays * DAY_MS
     if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
@@ -143,7 +171,7 @@ export async function computeInsights(
 
   const days: string[] = []
   for (let ms = fromMs; ms <= toMs; ms += DAY_MS) days.push(dayKey(ms))
-  if (scope.userId !== null) for (const [day, counts] of perDay) if (counts.mcp_tool + counts.api_action > 0) active.set(day, 1)
+  if (user !== null) for (const [day, counts] of perDay) if (counts.mcp_tool + counts.api_action > 0) active.set(day, 1)
   return {
     from: dayKey(fromMs),
     to: dayKey(toMs),
@@ -164,128 +192,16 @@ export async function computeInsights(
   }
 }
 
-/** Calls and failures per tool or operation and day; for one agent, the calls made through its MCP server. */
-async function toolRows(db: Kysely<Database>, scope: InsightsScope, first: string, last: string): Promise<ToolRow[]> {
-  const agent = scope.agent?.name
-  if (scope.userId === null)
-    return db
-      .selectFrom('interaction_daily_tools')
-      .select(['day', 'kind', 'api_title', 'action', 'n', 'errors'])
-      .where('day', '>=', first)
-      .where('day', '<=', last)
-      .$if(agent !== undefined, (qb) => qb.where('kind', '=', 'mcp_tool').where('api_title', '=', agent!))
-      .execute()
-  return db
-    .selectFrom('interaction_user_daily_tools')
-    .select(['day', 'kind', 'api_title', 'action', 'n', 'errors'])
-    .where('user_id', '=', scope.userId)
-    .where('day', '>=', first)
-    .where('day', '<=', last)
-    .$if(agent !== undefined, (qb) => qb.where('kind', '=', 'mcp_tool').where('api_title', '=', agent!))
-    .execute()
-}
-
-/** The duration histogram of the days: bucket → calls. */
-async function durationRows(db: Kysely<Database>, scope: InsightsScope, first: string, last: string): Promise<{ bucket: number; n: number }[]> {
-  const agent = scope.agent?.name
-  if (scope.userId === null && agent === undefined)
-    return db
-      .selectFrom('interaction_daily_durations')
-      .select((eb) => ['bucket', eb.fn.sum<number>('n').as('n')])
-      .where('day', '>=', first)
-      .where('day', '<=', last)
-      .groupBy('bucket')
-      .execute()
-  if (scope.userId === null)
-    return db
-      .selectFrom('interaction_title_daily_durations')
-      .select((eb) => ['bucket', eb.fn.sum<number>('n').as('n')])
-      .where('api_title', '=', agent!)
-      .where('day', '>=', first)
-      .where('day', '<=', last)
-      .groupBy('bucket')
-      .execute()
-  if (agent === undefined)
-    return db
-      .selectFrom('interaction_user_daily_durations')
-      .select((eb) => ['bucket', eb.fn.sum<number>('n').as('n')])
-      .where('user_id', '=', scope.userId)
-      .where('day', '>=', first)
-      .where('day', '<=', last)
-      .groupBy('bucket')
-      .execute()
-  // One member's calls through one agent: no rollup keeps that pair (it would hold as many rows as calls), so their
-  // own rows are read, a week at a time like everything else, through the (user, time, title) index.
-  const rows = await db
-    .selectFrom('interactions')
-    .select('duration_seconds')
-    .where('user_id', '=', scope.userId)
-    .where('created_at', '>=', `${first}T00:00:00.000Z`)
-    .where('created_at', '<', `${last}T99`)
-    .where('api_title', '=', agent)
-    .where('kind', '=', 'mcp_tool')
-    .where('duration_seconds', 'is not', null)
-    .execute()
-  const histogram = new Map<number, number>()
-  for (const row of rows) {
-    const bucket = durationBucket(row.duration_seconds! * 1000)
-    histogram.set(bucket, (histogram.get(bucket) ?? 0) + 1)
-  }
-  return [...histogram].map(([bucket, n]) => ({ bucket, n }))
-}
-
-/** How many people called the agent's MCP server, per day. */
-function agentActiveRows(db: Kysely<Database>, agentName: string, first: string, last: string): Promise<{ day: string; count: number }[]> {
-  return db
-    .selectFrom('interaction_user_daily_tools')
-    .select((eb) => ['day', eb.fn.count<number>('user_id').distinct().as('count')])
-    .where('day', '>=', first)
-    .where('day', '<=', last)
-    .where('api_title', '=', agentName)
-    .where('kind', '=', 'mcp_tool')
-    .where('n', '>', 0)
-    .groupBy('day')
-    .execute()
-}
-
-/** Runs started in the days, by their status now (runs recorded with `disabled` are kept only while they wait). */
-function runRows(db: Kysely<Database>, scope: InsightsScope, first: string, last: string) {
-  return db
-    .selectFrom('workflow_runs')
-    .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
-    .where('started_at', '>=', `${first}T00:00:00.000Z`)
-    .where('started_at', '<', `${last}T99`)
-    .$if(scope.userId !== null, (qb) => qb.where('starter_id', '=', scope.userId!))
-    .$if(scope.agent !== null, (qb) => qb.where('agent_id', '=', scope.agent!.id))
-    .groupBy('status')
-    .execute()
-}
-
 /** Gates waiting now, and the median wait of the decisions taken in the days (from the audit log). */
 async function approvals(db: Kysely<Database>, scope: InsightsScope, fromMs: number, toMs: number): Promise<Insights['approvals']> {
-  const waiting = await db
-    .selectFrom('workflow_checkpoints as c')
-    .innerJoin('workflow_runs as r', 'r.id', 'c.run_id')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('r.status', '=', 'waiting_human')
-    .$if(scope.userId !== null, (qb) => qb.where('r.starter_id', '=', scope.userId!))
-    .$if(scope.agent !== null, (qb) => qb.where('r.agent_id', '=', scope.agent!.id))
-    .executeTakeFirstOrThrow()
+  const waiting = await waitingGates(db, scope.userId, scope.agent?.id ?? null)
   const waits: number[] = []
-  const until = dayKey(toMs + DAY_MS)
+  const since = `${dayKey(fromMs)}T00:00:00.000Z`
+  const until = `${dayKey(toMs + DAY_MS)}T00:00:00.000Z`
   let after = ''
-  // Decisions in pages of 500 (ids grow with time), a turn of the event loop between pages.
+  // Decisions a page at a time (ids grow with time), a turn of the event loop between pages.
   for (;;) {
-    const page = await db
-      .selectFrom('audit_log')
-      .select(['id', 'details'])
-      .where('action', '=', 'workflow.approval')
-      .where('at', '>=', `${dayKey(fromMs)}T00:00:00.000Z`)
-      .where('at', '<', `${until}T00:00:00.000Z`)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(500)
-      .execute()
+    const page = await approvalDecisions(db, { since, until, after })
     for (const row of page) {
       const details = JSON.parse(row.details) as { waited_s?: unknown; starter_id?: unknown; agent_id?: unknown }
       if (typeof details.waited_s !== 'number') continue
@@ -293,30 +209,43 @@ async function approvals(db: Kysely<Database>, scope: InsightsScope, fromMs: num
       if (scope.agent !== null && details.agent_id !== scope.agent.id) continue
       waits.push(details.waited_s)
     }
-    if (page.length < 500) break
+    if (page.length < APPROVAL_PAGE) break
     after = page.at(-1)!.id
     await yieldToEventLoop()
   }
-  return { waiting: Number(waiting.count), median_decision_s: median(waits) }
+  return { waiting, median_decision_s: median(waits) }
 }
 
 interface WholeMonths {
   firstMonth: string
   lastMonth: string
-  /** The first and last day they cover. */
+  /** The first and last day of the range they stand for. */
   firstDay: string
   lastDay: string
 }
 
-/** The calendar months wholly inside [fromMs, toMs] (UTC days), or null when there is none. */
-function wholeMonths(fromMs: number, toMs: number): WholeMonths | null {
+/**
+ * The calendar months whose monthly rollups stand for their days of [fromMs, toMs] (UTC days), or null when there is
+ * none: the months wholly inside, and a month at either end when its days outside the range hold no interaction
+ * (asked of the daily rollup). So "the last 365 days", whose first month was pruned by retention and whose last ends
+ * today, reads thirteen months and no day of tools or durations.
+ */
+async function monthsToRead(db: Kysely<Database>, user: string | null, fromMs: number, toMs: number): Promise<WholeMonths | null> {
   const from = new Date(fromMs)
-  const start = from.getUTCDate() === 1 ? fromMs : Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1)
   const to = new Date(toMs)
-  const nextDay = new Date(toMs + DAY_MS)
-  const end = nextDay.getUTCDate() === 1 ? toMs : Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), 1) - DAY_MS
+  let start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1)
+  let end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1, 1) - DAY_MS
+  if (start < fromMs && !(await quietDays(db, { first: dayKey(start), last: dayKey(fromMs - DAY_MS), user })))
+    start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1)
+  if (end > toMs && !(await quietDays(db, { first: dayKey(toMs + DAY_MS), last: dayKey(end), user })))
+    end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), 1) - DAY_MS
   if (start > end) return null
-  return { firstMonth: dayKey(start).slice(0, 7), lastMonth: dayKey(end).slice(0, 7), firstDay: dayKey(start), lastDay: dayKey(end) }
+  return {
+    firstMonth: dayKey(start).slice(0, 7),
+    lastMonth: dayKey(end).slice(0, 7),
+    firstDay: dayKey(Math.max(start, fromMs)),
+    lastDay: dayKey(Math.min(end, toMs)),
+  }
 }
 
 /** The parts of the days [first, last] outside the whole months (zero, one or two ranges). */
@@ -326,52 +255,4 @@ function outside(first: string, last: string, whole: WholeMonths | null): [strin
   if (first < whole.firstDay) parts.push([first, dayKey(Date.parse(`${whole.firstDay}T00:00:00Z`) - DAY_MS)])
   if (last > whole.lastDay) parts.push([dayKey(Date.parse(`${whole.lastDay}T00:00:00Z`) + DAY_MS), last])
   return parts
-}
-
-/** The duration histogram of whole months, for the organisation or one user. */
-function monthlyDurationRows(db: Kysely<Database>, scope: InsightsScope, firstMonth: string, lastMonth: string): Promise<{ bucket: number; n: number }[]> {
-  if (scope.userId === null)
-    return db
-      .selectFrom('interaction_monthly_durations')
-      .select((eb) => ['bucket', eb.fn.sum<number>('n').as('n')])
-      .where('month', '>=', firstMonth)
-      .where('month', '<=', lastMonth)
-      .groupBy('bucket')
-      .execute()
-  return db
-    .selectFrom('interaction_user_monthly_durations')
-    .select((eb) => ['bucket', eb.fn.sum<number>('n').as('n')])
-    .where('user_id', '=', scope.userId)
-    .where('month', '>=', firstMonth)
-    .where('month', '<=', lastMonth)
-    .groupBy('bucket')
-    .execute()
-}
-
-/** The organisation's calls and failures per day and kind. */
-function dailyKindRows(db: Kysely<Database>, first: string, last: string) {
-  return db.selectFrom('interaction_daily_kinds').select(['day', 'kind', 'n', 'errors']).where('day', '>=', first).where('day', '<=', last).execute()
-}
-
-/** The organisation's calls per tool or operation over whole months. */
-function monthlyToolRows(db: Kysely<Database>, firstMonth: string, lastMonth: string) {
-  return db
-    .selectFrom('interaction_monthly_tools')
-    .select((eb) => ['kind', 'api_title', 'action', eb.fn.sum<number>('n').as('n')])
-    .where('month', '>=', firstMonth)
-    .where('month', '<=', lastMonth)
-    .groupBy(['kind', 'api_title', 'action'])
-    .execute()
-}
-
-/** How many people made at least one call, per day, for the organisation. */
-function dailyActiveRows(db: Kysely<Database>, first: string, last: string): Promise<{ day: string; count: number }[]> {
-  return db
-    .selectFrom('interaction_daily_active')
-    .select((eb) => ['day', eb.fn.countAll<number>().as('count')])
-    .where('day', '>=', first)
-    .where('day', '<=', last)
-    .where('n', '>', 0)
-    .groupBy('day')
-    .execute()
 }

@@ -48,7 +48,9 @@ self.onmessage = async (event: MessageEvent<Job | { close: true }>) => {
         dialect: new BunSqliteDialect({ database: { prepare: (sql: string) => connection.query(sql), close: () => connection.close() } as unknown as Sqlite }),
       })
     }
-    self.postMessage({ id: job.id, ok: true, insights: await computeInsights(db, job.scope, job.fromMs, job.toMs, betweenRounds) })
+    // Sent as JSON text: a string crosses to the request thread as one copy, where a year of day objects would be
+    // cloned one by one and then serialised there.
+    self.postMessage({ id: job.id, ok: true, json: JSON.stringify(await computeInsights(db, job.scope, job.fromMs, job.toMs, betweenRounds)) })
   } catch (error) {
     self.postMessage({ id: job.id, ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
   }

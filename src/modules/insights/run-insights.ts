@@ -1,7 +1,7 @@
 // Runs insights in a worker thread with its own read-only database connection: the request thread only posts the
 // job and waits, so analytics over a year of rollups cannot stall other requests (docs/benchmarks.md, "Insights").
 import { workerUrl } from '../../platform/worker-url.ts'
-import type { Insights, InsightsScope } from './compute.ts'
+import type { InsightsScope } from './compute.ts'
 
 export interface InsightsJob {
   scope: InsightsScope
@@ -9,17 +9,18 @@ export interface InsightsJob {
   toMs: number
 }
 
-export type InsightsRunner = ((job: InsightsJob) => Promise<Insights>) & { close(): void }
+/** Answers the insights of a job as JSON text (an `Insights`). */
+export type InsightsRunner = ((job: InsightsJob) => Promise<string>) & { close(): void }
 
 const WORKER_URL = workerUrl(import.meta.url, './insights-worker.ts', 'src/modules/insights/insights-worker.ts')
 
-type Answer = { id: number; ok: true; insights: Insights } | { id: number; ok: false; failure: string }
+type Answer = { id: number; ok: true; json: string } | { id: number; ok: false; failure: string }
 
 /** One worker, started on the first request; jobs are answered by id (the worker runs them one after another). */
 export function createInsightsRunner(databasePath: string): InsightsRunner {
   let worker: Worker | null = null
   let nextId = 0
-  const pending = new Map<number, { resolve: (insights: Insights) => void; reject: (error: Error) => void }>()
+  const pending = new Map<number, { resolve: (json: string) => void; reject: (error: Error) => void }>()
 
   const start = (): Worker => {
     const created = new Worker(WORKER_URL)
@@ -28,7 +29,7 @@ export function createInsightsRunner(databasePath: string): InsightsRunner {
       const waiting = pending.get(event.data.id)
       if (!waiting) return
       pending.delete(event.data.id)
-      if (event.data.ok) waiting.resolve(event.data.insights)
+      if (event.data.ok) waiting.resolve(event.data.json)
       else waiting.reject(new Error(`insights failed: ${event.data.failure}`))
     }
     created.onerror = (event) => {
@@ -41,7 +42,7 @@ export function createInsightsRunner(databasePath: string): InsightsRunner {
   }
 
   const run = ((job: InsightsJob) =>
-    new Promise<Insights>((resolve, reject) => {
+    new Promise<string>((resolve, reject) => {
       worker ??= start()
       const id = ++nextId
       pending.set(id, { resolve, reject })

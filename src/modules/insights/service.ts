@@ -6,7 +6,7 @@ import type { Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { invalidInput, type InputIssue } from '../../platform/errors.ts'
 import { authorizeAgent } from '../agents/service.ts'
-import { DAY_MS, dayKey, type Insights } from './compute.ts'
+import { DAY_MS, dayKey } from './compute.ts'
 import type { InsightsRunner } from './run-insights.ts'
 
 export interface InsightsRequest {
@@ -32,7 +32,8 @@ export class InsightsService {
     private readonly run: InsightsRunner,
   ) {}
 
-  async insights(principal: Principal, request: InsightsRequest): Promise<Insights> {
+  /** The insights (an `Insights` of compute.ts) as JSON text, made in the worker: what the HTTP route sends. */
+  async insightsAsJson(principal: Principal, request: InsightsRequest): Promise<string> {
     const { fromMs, toMs } = this.#range(request)
     const agent = request.agent_name === undefined ? null : await authorizeAgent(this.db, request.agent_name, principal)
     const scope = { userId: principal.role === 'admin' ? null : principal.userId, agent: agent ? { id: agent.id, name: agent.name } : null }

@@ -1,4 +1,4 @@
-// The insights rollups of migration 0008, brought up to date for rows just inserted into `interactions`: one
+// The insights rollups of migrations 0008 and 0011, brought up to date for rows just inserted into `interactions`: one
 // aggregated upsert per rollup for a whole group-committed batch, instead of one per row and rollup in a trigger
 // (that cost ~110 µs per recorded interaction). Deletes (retention) are still taken out by the delete trigger, which
 // computes the duration bucket with the same SQL. SQLite's upsert and math functions, hence here in platform/db.
@@ -24,6 +24,9 @@ const STATEMENTS: ((first: number, last: number) => RawBuilder<unknown>)[] = [
   (first, last) => sql`insert into interaction_user_daily_tools (user_id, day, kind, api_title, action, n, errors)
     select user_id, ${DAY}, kind, api_title, action, count(*), sum(is_error) from interactions where rowid between ${first} and ${last} group by 1, 2, 3, 4, 5
     on conflict (user_id, day, kind, api_title, action) do update set n = n + excluded.n, errors = errors + excluded.errors`,
+  (first, last) => sql`insert into interaction_user_monthly_tools (user_id, month, kind, api_title, action, n, errors)
+    select user_id, ${MONTH}, kind, api_title, action, count(*), sum(is_error) from interactions where rowid between ${first} and ${last} group by 1, 2, 3, 4, 5
+    on conflict (user_id, month, kind, api_title, action) do update set n = n + excluded.n, errors = errors + excluded.errors`,
   (first, last) => sql`insert into interaction_daily_active (day, user_id, n)
     select ${DAY}, user_id, count(*) from interactions where rowid between ${first} and ${last} group by 1, 2
     on conflict (day, user_id) do update set n = n + excluded.n`,

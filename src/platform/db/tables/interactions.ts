@@ -133,6 +133,11 @@ export interface InteractionUserMonthlyDurationsTable extends InteractionMonthly
   user_id: string
 }
 
+/** Migration 0011: one user's calls per tool or operation and calendar month (member insights). */
+export interface InteractionUserMonthlyToolsTable extends InteractionMonthlyToolsTable {
+  user_id: string
+}
+
 export interface InteractionsTables {
   user_settings: UserSettingsTable
   context_types: ContextTypesTable
@@ -149,4 +154,5 @@ export interface InteractionsTables {
   interaction_monthly_tools: InteractionMonthlyToolsTable
   interaction_daily_active: InteractionDailyActiveTable
   interaction_user_monthly_durations: InteractionUserMonthlyDurationsTable
+  interaction_user_monthly_tools: InteractionUserMonthlyToolsTable
 }

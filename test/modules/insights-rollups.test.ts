@@ -1,0 +1,121 @@
+// Every insights rollup equals the same GROUP BY over the interaction rows: after concurrent records (the group commit
+// counts each batch in), after retention deletes (the delete triggers take rows out), and after migration 0011 is run
+// again on stored rows (its backfill).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { type Kysely, sql } from 'kysely'
+import { pruneInteractions } from '../../src/modules/interactions/retention.ts'
+import { ManualClock } from '../../src/platform/clock.ts'
+import { DURATION_BUCKET_SQL } from '../../src/platform/db/migrations/0008_insights.ts'
+import * as m0011 from '../../src/platform/db/migrations/0011_insights_user_monthly_tools.ts'
+import { startTestServer, type TestServer } from '../helpers/server.ts'
+
+const DAY = 86_400_000
+const NOW = '2026-11-20T12:00:00.000Z'
+const BUCKET = DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)')
+const DAY_OF = 'substr(created_at, 1, 10)'
+const MONTH_OF = 'substr(created_at, 1, 7)'
+
+/** Each rollup: its key columns, the same keys computed from an interaction row, and whether it counts durations. */
+const ROLLUPS: { table: string; keys: string[]; fromRow: string[]; errors: boolean; durations?: true }[] = [
+  { table: 'interaction_daily_kinds', keys: ['day', 'kind'], fromRow: [DAY_OF, 'kind'], errors: true },
+  { table: 'interaction_daily_tools', keys: ['day', 'kind', 'api_title', 'action'], fromRow: [DAY_OF, 'kind', 'api_title', 'action'], errors: true },
+  { table: 'interaction_monthly_tools', keys: ['month', 'kind', 'api_title', 'action'], fromRow: [MONTH_OF, 'kind', 'api_title', 'action'], errors: true },
+  {
+    table: 'interaction_user_daily_tools',
+    keys: ['user_id', 'day', 'kind', 'api_title', 'action'],
+    fromRow: ['user_id', DAY_OF, 'kind', 'api_title', 'action'],
+    errors: true,
+  },
+  {
+    table: 'interaction_user_monthly_tools',
+    keys: ['user_id', 'month', 'kind', 'api_title', 'action'],
+    fromRow: ['user_id', MONTH_OF, 'kind', 'api_title', 'action'],
+    errors: true,
+  },
+  { table: 'interaction_daily_active', keys: ['day', 'user_id'], fromRow: [DAY_OF, 'user_id'], errors: false },
+  { table: 'interaction_user_daily_usage', keys: ['user_id', 'day', 'api_title', 'kind'], fromRow: ['user_id', DAY_OF, 'api_title', 'kind'], errors: false },
+  { table: 'interaction_daily_durations', keys: ['day', 'bucket'], fromRow: [DAY_OF, BUCKET], errors: false, durations: true },
+  { table: 'interaction_monthly_durations', keys: ['month', 'bucket'], fromRow: [MONTH_OF, BUCKET], errors: false, durations: true },
+  { table: 'interaction_title_daily_durations', keys: ['api_title', 'day', 'bucket'], fromRow: ['api_title', DAY_OF, BUCKET], errors: false, durations: true },
+  { table: 'interaction_user_daily_durations', keys: ['user_id', 'day', 'bucket'], fromRow: ['user_id', DAY_OF, BUCKET], errors: false, durations: true },
+  { table: 'interaction_user_monthly_durations', keys: ['user_id', 'month', 'bucket'], fromRow: ['user_id', MONTH_OF, BUCKET], errors: false, durations: true },
+]
+
+let t: TestServer
+let users: string[] = []
+
+beforeAll(async () => {
+  t = await startTestServer({ now: NOW })
+  const { adminToken } = await t.provision()
+  const a = await t.createUser(adminToken, { email: 'a@example.com' })
+  const b = await t.createUser(adminToken, { email: 'b@example.com' })
+  users = await Promise.all([adminToken, a.token, b.token].map(async (token) => (await t.request('GET', '/api/auth/me', { token })).body.id as string))
+  // 90 days across three months, recorded 40 at a time so the group commit meets batches of many users, days and tools.
+  const service = t.server.modules.interactions.service
+  const start = Date.parse(NOW) - 89 * DAY
+  for (let day = 0; day < 90; day++) {
+    t.clock.set(start + day * DAY)
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        service.record(users[(day + i) % 3]!, {
+          kind: i % 4 === 0 ? 'api_action' : 'mcp_tool',
+          apiTitle: i % 4 === 0 ? `App ${i % 3}` : `server-${i % 5}`,
+          action: `tool_${i % 7}`,
+          isError: (day * 40 + i) % 13 === 0,
+          durationSeconds: i % 9 === 0 ? undefined : ((day * 40 + i) % 997) / 100,
+        }),
+      ),
+    )
+  }
+  t.clock.set(Date.parse(NOW))
+})
+afterAll(() => t.close())
+
+/** The rollup's non-empty rows and the same counts from the interaction rows, both in key order. */
+function compare(rollup: (typeof ROLLUPS)[number]): { stored: unknown[]; fromRows: unknown[] } {
+  const db = t.server.database.reader
+  const counts = rollup.errors ? 'n, errors' : 'n'
+  const keys = rollup.keys.join(', ')
+  const stored = db.query(`SELECT ${keys}, ${counts} FROM ${rollup.table} WHERE n <> 0 ORDER BY ${keys}`).values()
+  const positions = rollup.keys.map((_, i) => i + 1).join(', ')
+  const fromRows = db
+    .query(
+      `SELECT ${rollup.fromRow.map((expr, i) => `${expr} AS k${i}`).join(', ')}, count(*)${rollup.errors ? ', sum(is_error)' : ''} FROM interactions
+       ${rollup.durations ? 'WHERE duration_seconds IS NOT NULL' : ''} GROUP BY ${positions} ORDER BY ${positions}`,
+    )
+    .values()
+  return { stored, fromRows }
+}
+
+describe('insights rollups', () => {
+  test('each equals a GROUP BY over the rows after concurrent records', () => {
+    expect((t.server.database.reader.query('SELECT count(*) AS n FROM interactions').get() as { n: number }).n).toBe(3600)
+    for (const rollup of ROLLUPS) {
+      const { stored, fromRows } = compare(rollup)
+      expect(stored.length).toBeGreaterThan(0)
+      expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
+    }
+  })
+
+  test('each still equals the rows after retention deleted the oldest days', async () => {
+    const { deleted } = await pruneInteractions(t.server.database.db, new ManualClock(Date.parse(NOW)), 45, { batchSize: 97 })
+    expect(deleted).toBeGreaterThan(1000)
+    for (const rollup of ROLLUPS) {
+      const { stored, fromRows } = compare(rollup)
+      expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
+    }
+  })
+
+  test('migration 0011 run again on stored rows fills its rollup to the same counts, and its trigger takes deletes out', async () => {
+    const db = t.server.database.db
+    await m0011.down(db as Kysely<unknown>)
+    await m0011.up(db as Kysely<unknown>)
+    const monthly = ROLLUPS.find((rollup) => rollup.table === 'interaction_user_monthly_tools')!
+    const before = compare(monthly)
+    expect(before.stored).toEqual(before.fromRows)
+    await sql`delete from interactions where user_id = ${users[1]!} and substr(created_at, 1, 10) = ${'2026-11-01'}`.execute(db)
+    const after = compare(monthly)
+    expect(after.stored).toEqual(after.fromRows)
+    expect(after.stored).not.toEqual(before.stored)
+  })
+})
