@@ -1,13 +1,13 @@
 // Insights benchmark (issue 18): GET /api/insights over 1,000,000 interactions spread across 50 users and a year, for
 // an admin (the organisation) and a member, against the naive computation of the same figures from the interaction
 // rows (GROUP BY per day and kind, per tool, per application, errors, distinct users per day, every duration sorted
-// for the percentiles), same database file, same run; the answers are checked equal (percentiles within 2 %). Then
-// GET /api/auth/me throughput and p99 while one client loops the member's full-year insights, against the same load
-// without it.
+// for the percentiles), same database file, same run; the answers are checked equal (percentiles within 2 %). The same
+// for the interaction summaries (daily, weekly, monthly). Then GET /api/auth/me throughput and p99 while one client
+// loops the member's full-year insights, against the same load without it.
 //
 //   bun scripts/bench/insights.ts [--rows 1000000] [--users 50] [--reps 5] [--duration 5] [--json FILE]
 //
-// Targets: insights ≥ 100× faster than the naive computation, for admins and members; auth/me keeps ≥ 50 % of its
+// Targets: insights and summaries ≥ 100× faster than the naive computation, for admins and members; auth/me keeps ≥ 50 % of its
 // undisturbed throughput and a p99 under 25 ms while insights loop.
 import { Database as Sqlite } from 'bun:sqlite'
 import type { Subprocess } from 'bun'
@@ -271,6 +271,79 @@ for (const [label, token, userId] of [
   }
   console.log(label, JSON.stringify(result[label]))
 }
+
+// ------------------------------------------------------------------------------------------------ naive vs summaries
+
+// POST /api/interaction/summary (api_usage) over the same year, daily / weekly / monthly, against the naive GROUP BY over
+// the rows (a full scan, as without rollups or a per-user index); for members also the same GROUP BY through the
+// (user_id, created_at, api_title) index, reported beside it. Every count is checked equal, every other bucket empty.
+const BUCKET_SQL = { daily: 'substr(created_at, 1, 10)', weekly: "strftime('%G-W%V', created_at)", monthly: 'substr(created_at, 1, 7)' } as const
+function naiveSummary(frame: keyof typeof BUCKET_SQL, userId: string | null, indexed: boolean) {
+  const db = new Sqlite(dbPath, { readonly: true })
+  const rows = db
+    .query(
+      `SELECT ${BUCKET_SQL[frame]} AS bucket, api_title, count(*) AS n FROM interactions ${indexed ? '' : 'NOT INDEXED'}
+       WHERE created_at >= $from AND created_at < $to ${userId === null ? '' : 'AND user_id = $user'} GROUP BY 1, 2`,
+    )
+    .all({ $from: `${FROM}T00:00:00.000Z`, $to: `${TO}T99`, ...(userId === null ? {} : { $user: userId }) }) as {
+    bucket: string
+    api_title: string
+    n: number
+  }[]
+  db.close()
+  return rows
+}
+const summaries: Record<string, unknown> = {}
+for (const [label, token, userId] of [
+  ['admin', ADMIN2, null],
+  ['member', MEMBER, memberId],
+] as const)
+  for (const frame of ['daily', 'weekly', 'monthly'] as const) {
+    const body = { summary_type: 'api_usage', time_frame: frame, start_date: `${FROM}T00:00:00Z`, end_date: `${TO}T23:59:59Z` }
+    for (let i = 0; i < 3; i++) await call(server.base, 'POST', '/api/interaction/summary', token, body)
+    const fastTimes: number[] = []
+    let fast: Record<string, Record<string, number>> = {}
+    for (let i = 0; i < REPS * 4; i++) {
+      const started = performance.now()
+      fast = await call(server.base, 'POST', '/api/interaction/summary', token, body)
+      fastTimes.push(performance.now() - started)
+    }
+    const timeNaive = (indexed: boolean) => {
+      const times: number[] = []
+      let rows: ReturnType<typeof naiveSummary> = []
+      for (let i = 0; i < Math.max(1, Math.ceil(REPS / 2)); i++) {
+        const started = performance.now()
+        rows = naiveSummary(frame, userId, indexed)
+        times.push(performance.now() - started)
+      }
+      return { rows, ms: median(times) }
+    }
+    const slow = timeNaive(false)
+    const want = new Map(slow.rows.map((row) => [`${row.bucket}\n${row.api_title}`, row.n]))
+    let seen = 0
+    for (const [bucket, titles] of Object.entries(fast))
+      for (const [title, n] of Object.entries(titles)) {
+        seen++
+        if (want.get(`${bucket}\n${title}`) !== n) {
+          console.error(`${label} ${frame} summary: ${bucket} ${title} = ${n}, the rows say ${want.get(`${bucket}\n${title}`)}`)
+          process.exit(1)
+        }
+      }
+    if (seen !== want.size) {
+      console.error(`${label} ${frame} summary: ${seen} counts, the rows have ${want.size}`)
+      process.exit(1)
+    }
+    const ours = median(fastTimes)
+    const entry: Record<string, number> = { summary_ms: Math.round(ours * 100) / 100, naive_ms: Math.round(slow.ms), speedup: Math.round(slow.ms / ours) }
+    if (userId !== null) {
+      const indexed = timeNaive(true)
+      entry.naive_indexed_ms = Math.round(indexed.ms * 10) / 10
+      entry.speedup_vs_indexed = Math.round((indexed.ms / ours) * 10) / 10
+    }
+    summaries[`${label} ${frame}`] = entry
+    console.log(`summary ${label} ${frame}`, JSON.stringify(entry))
+  }
+result.summaries = summaries
 
 // ------------------------------------------------------------------------------------------------ stall
 

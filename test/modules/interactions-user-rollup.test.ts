@@ -114,10 +114,11 @@ describe('per-user rollup', () => {
     expect(Object.keys(weekly.body['2026-W10'])).toEqual(['alpha', 'mid', 'zeta'])
   })
 
-  test('a long summary hands the event loop back between chunks, many times, instead of in one piece', async () => {
+  test('a long summary hands the event loop back between chunks instead of answering in one piece', async () => {
     t = await startTestServer({ now: '2026-03-10T12:00:00Z' })
     const { adminToken } = await t.provision()
-    // Counts the turns of the event loop other work got while the summary ran: one per chunk of days at least.
+    // Counts the turns of the event loop other work got while the summary ran: one per chunk of days at least. Chunks
+    // double while they are fast, up to 128 days: 800 days are at least seven chunks.
     let turns = 0
     let running = true
     const probe = () => {
@@ -128,6 +129,6 @@ describe('per-user rollup', () => {
     const summary = await t.request('POST', '/api/interaction/summary', { token: adminToken, body: { start_date: '2024-01-01', end_date: '2026-03-10' } })
     running = false
     expect(Object.keys(summary.body)).toHaveLength(800)
-    expect(turns).toBeGreaterThan(100)
+    expect(turns).toBeGreaterThanOrEqual(6)
   })
 })

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
+import { compileOnce } from '../../platform/db/compiled-query.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { forbidden, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { bucketCount, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, startOfDay, type TimeFrame } from './buckets.ts'
@@ -22,10 +23,16 @@ export type Summary = Record<string, number | Record<string, number>>
 
 /**
  * Days read per query. A year of a busy organisation's rollup is ~700k (day, title) rows; read in one statement that
- * held the event loop for up to ~200 ms. A few days at a time, with a turn of the event loop between chunks, every other
- * request is served between chunks (docs/benchmarks.md has the worst gap measured).
+ * held the event loop for up to ~200 ms. So it is read a few days at a time, with a turn of the event loop between
+ * chunks: the first chunk is FIRST_CHUNK_DAYS (a user's rows per day are a few of the organisation's, so theirs starts
+ * larger), and each next one doubles while a chunk takes under CHUNK_FAST_MS and halves when one takes over
+ * CHUNK_SLOW_MS. A member's year is then four queries, not ninety, and the busy organisation's chunks stay at a few
+ * milliseconds (docs/benchmarks.md has the worst gap measured).
  */
-const CHUNK_DAYS = 4
+const FIRST_CHUNK_DAYS = { organisation: 4, user: 32 } as const
+const MAX_CHUNK_DAYS = 128
+const CHUNK_FAST_MS = 1.5
+const CHUNK_SLOW_MS = 4
 const YIELD_AFTER_MS = 3
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -89,6 +96,51 @@ function resolveRange(request: SummaryRequest, frame: TimeFrame, nowMs: number):
   return { startMs, endMs }
 }
 
+/**
+ * The (bucket, api_title) counts of some days: the organisation's (day × title) rollup or one user's (user × day × title
+ * × kind, summed over kinds). Rollup rows emptied by retention hold 0 until removed, so they are filtered out.
+ */
+function chunkQuery(
+  db: Kysely<Database>,
+  frame: TimeFrame,
+  type: SummaryType,
+  ofUser: boolean,
+  span: { first: string; last: string; user: string | null },
+  titles: string[],
+) {
+  const bucket = BUCKET_OF_DAY[frame]
+  const daily = ofUser
+    ? db
+        .selectFrom('interaction_user_daily_usage')
+        .select(['day', 'api_title', 'n'])
+        .where('user_id', '=', span.user!)
+        .where('day', '>=', span.first)
+        .where('day', '<=', span.last)
+        .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
+    : db
+        .selectFrom('interaction_daily_usage')
+        .select(['day', 'api_title', 'n'])
+        .where('day', '>=', span.first)
+        .where('day', '<=', span.last)
+        .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
+  const grouped = db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
+  const nonEmpty = sql.lit(0)
+  if (type === 'total')
+    return grouped
+      .select(sql<string>`''`.as('api_title'))
+      .groupBy(bucket)
+      .having((eb) => eb.fn.sum('d.n'), '>', nonEmpty)
+      .$castTo<BucketCount>()
+  return grouped
+    .select('d.api_title')
+    .groupBy([bucket, 'd.api_title'])
+    .having((eb) => eb.fn.sum('d.n'), '>', nonEmpty)
+    .$castTo<BucketCount>()
+}
+
+/** The compiled chunk queries, by time frame, type and scope (12 at most). */
+const compiledChunks = new Map<string, (db: Kysely<Database>, values: { first: string; last: string; user: string | null }) => Promise<BucketCount[]>>()
+
 export class SummaryService {
   readonly #db: Kysely<Database>
   readonly #clock: Clock
@@ -115,13 +167,15 @@ export class SummaryService {
     const userId = await this.#scope(principal, request.user_id)
     const titles = request.api_title ?? []
     const keys = bucketKeys(frame, startMs, endMs)
-    // Bucket → title → count (api_usage), or bucket → count (total). Filled chunk by chunk, see CHUNK_DAYS.
+    // Bucket → title → count (api_usage), or bucket → count (total). Filled chunk by chunk, see FIRST_CHUNK_DAYS.
     const byBucket = new Map<string, Map<string, number>>()
     const totals = new Map<string, number>()
-    for (let chunkStart = startOfDay(startMs), chunks = 0; chunkStart <= endMs; chunkStart += CHUNK_DAYS * DAY_MS, chunks++) {
-      if (chunks > 0) await yieldToEventLoop()
+    let chunkDays: number = FIRST_CHUNK_DAYS[userId === null ? 'organisation' : 'user']
+    for (let chunkStart = startOfDay(startMs); chunkStart <= endMs; ) {
+      if (chunkStart > startOfDay(startMs)) await yieldToEventLoop()
+      const began = performance.now()
       const firstDay = dayKey(chunkStart)
-      const lastDay = dayKey(Math.min(chunkStart + (CHUNK_DAYS - 1) * DAY_MS, endMs))
+      const lastDay = dayKey(Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs))
       for (const row of await this.#chunk(frame, type, userId, titles, firstDay, lastDay)) {
         if (type === 'total') {
           totals.set(row.bucket, (totals.get(row.bucket) ?? 0) + row.n)
@@ -131,10 +185,21 @@ export class SummaryService {
         if (!titlesOfBucket) byBucket.set(row.bucket, (titlesOfBucket = new Map()))
         titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + row.n)
       }
+      const took = performance.now() - began
+      chunkStart += chunkDays * DAY_MS
+      if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
+      else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))
     }
     // Bucket keys are digits, dashes and W: nothing to escape; titles go through JSON.stringify.
     if (type === 'total') return `{${keys.map((key) => `"${key}":${totals.get(key) ?? 0}`).join(',')}}`
     const parts: string[] = []
+    // A title is quoted once, however many buckets it appears in.
+    const quoted = new Map<string, string>()
+    const quote = (title: string) => {
+      let text = quoted.get(title)
+      if (text === undefined) quoted.set(title, (text = JSON.stringify(title)))
+      return text
+    }
     let since = performance.now()
     for (const key of keys) {
       // A year of days × thousands of titles is ~700k entries to write: a turn of the event loop every few ms.
@@ -143,53 +208,32 @@ export class SummaryService {
         since = performance.now()
       }
       // Titles in code-point order: chunks meet titles in any order, and the same data must read the same way.
-      const counts = [...(byBucket.get(key) ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      parts.push(`"${key}":${JSON.stringify(Object.fromEntries(counts))}`)
+      const counts = byBucket.get(key)
+      const entries = counts === undefined ? [] : counts.size > 1 ? [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [...counts]
+      let body = ''
+      for (const [title, n] of entries) body += `${body === '' ? '' : ','}${quote(title)}:${n}`
+      parts.push(`"${key}":{${body}}`)
     }
     return `{${parts.join(',')}}`
   }
 
   /**
-   * One chunk's non-empty (bucket, api_title) counts, from a rollup, never from the interaction rows: the organisation's
-   * (day × title) or one user's (user × day × title × kind, summed over kinds). Rollup rows emptied by retention hold 0
-   * until removed, so they are filtered out.
+   * One chunk's non-empty (bucket, api_title) counts, from a rollup, never from the interaction rows. Without a title
+   * filter (the usual request) the query is compiled once per time frame, type and scope: building it cost about what
+   * SQLite takes to answer a member's month.
    */
   async #chunk(frame: TimeFrame, type: SummaryType, userId: string | null, titles: string[], firstDay: string, lastDay: string): Promise<BucketCount[]> {
-    const bucket = BUCKET_OF_DAY[frame]
-    const daily =
-      userId === null
-        ? this.#db
-            .selectFrom('interaction_daily_usage')
-            .select(['day', 'api_title', 'n'])
-            .where('day', '>=', firstDay)
-            .where('day', '<=', lastDay)
-            .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        : this.#db
-            .selectFrom('interaction_user_daily_usage')
-            .select(['day', 'api_title', 'n'])
-            .where('user_id', '=', userId)
-            .where('day', '>=', firstDay)
-            .where('day', '<=', lastDay)
-            .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-    const grouped = this.#db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
-    if (type === 'total') {
-      return (
-        await grouped
-          .select(sql<string>`''`.as('api_title'))
-          .groupBy(bucket)
-          .having((eb) => eb.fn.sum('d.n'), '>', 0)
-          .$castTo<BucketCount>()
-          .execute()
-      ).map(numeric)
+    const span = { first: firstDay, last: lastDay, user: userId }
+    if (titles.length > 0) return (await chunkQuery(this.#db, frame, type, userId !== null, span, titles).execute()).map(numeric)
+    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}` as const
+    let compiled = compiledChunks.get(key)
+    if (!compiled) {
+      compiled = compileOnce<Database, keyof typeof span, BucketCount>(['first', 'last', 'user'], (db, p) =>
+        chunkQuery(db, frame, type, userId !== null, p, []),
+      )
+      compiledChunks.set(key, compiled)
     }
-    return (
-      await grouped
-        .select('d.api_title')
-        .groupBy([bucket, 'd.api_title'])
-        .having((eb) => eb.fn.sum('d.n'), '>', 0)
-        .$castTo<BucketCount>()
-        .execute()
-    ).map(numeric)
+    return (await compiled(this.#db, span)).map(numeric)
   }
 
   /** Whose interactions to count: null means the organisation's (admins without user_id). */
