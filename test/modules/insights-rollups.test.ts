@@ -32,6 +32,8 @@ const ROLLUPS: { table: string; keys: string[]; fromRow: string[]; errors: boole
     fromRow: ['user_id', MONTH_OF, 'kind', 'api_title', 'action'],
     errors: true,
   },
+  { table: 'interaction_user_tools', keys: ['user_id', 'kind', 'api_title', 'action'], fromRow: ['user_id', 'kind', 'api_title', 'action'], errors: true },
+  { table: 'interaction_user_durations', keys: ['user_id', 'bucket'], fromRow: ['user_id', BUCKET], errors: false, durations: true },
   { table: 'interaction_daily_active', keys: ['day', 'user_id'], fromRow: [DAY_OF, 'user_id'], errors: false },
   { table: 'interaction_user_daily_usage', keys: ['user_id', 'day', 'api_title', 'kind'], fromRow: ['user_id', DAY_OF, 'api_title', 'kind'], errors: false },
   { table: 'interaction_daily_durations', keys: ['day', 'bucket'], fromRow: [DAY_OF, BUCKET], errors: false, durations: true },
@@ -100,22 +102,26 @@ describe('insights rollups', () => {
   test('each still equals the rows after retention deleted the oldest days', async () => {
     const { deleted } = await pruneInteractions(t.server.database.db, new ManualClock(Date.parse(NOW)), 45, { batchSize: 97 })
     expect(deleted).toBeGreaterThan(1000)
+    // The emptied daily usage rows are gone (insights ask them whether anything precedes a range).
+    expect(t.server.database.reader.query('SELECT count(*) AS n FROM interaction_user_daily_usage WHERE n = 0').get()).toEqual({ n: 0 })
     for (const rollup of ROLLUPS) {
       const { stored, fromRows } = compare(rollup)
       expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
     }
   })
 
-  test('migration 0011 run again on stored rows fills its rollup to the same counts, and its trigger takes deletes out', async () => {
+  test('migration 0011 run again on stored rows fills its rollups to the same counts, and its trigger takes deletes out', async () => {
     const db = t.server.database.db
     await m0011.down(db as Kysely<unknown>)
     await m0011.up(db as Kysely<unknown>)
-    const monthly = ROLLUPS.find((rollup) => rollup.table === 'interaction_user_monthly_tools')!
-    const before = compare(monthly)
-    expect(before.stored).toEqual(before.fromRows)
-    await sql`delete from interactions where user_id = ${users[1]!} and substr(created_at, 1, 10) = ${'2026-11-01'}`.execute(db)
-    const after = compare(monthly)
-    expect(after.stored).toEqual(after.fromRows)
-    expect(after.stored).not.toEqual(before.stored)
+    for (const table of ['interaction_user_monthly_tools', 'interaction_user_tools', 'interaction_user_durations']) {
+      const rollup = ROLLUPS.find((candidate) => candidate.table === table)!
+      const before = compare(rollup)
+      expect(before.stored).toEqual(before.fromRows)
+      await sql`delete from interactions where user_id = ${users[1]!} and substr(created_at, 1, 10) = ${`2026-11-0${ROLLUPS.indexOf(rollup) % 9}`}`.execute(db)
+      const after = compare(rollup)
+      expect(after.stored).toEqual(after.fromRows)
+      expect(after.stored).not.toEqual(before.stored)
+    }
   })
 })

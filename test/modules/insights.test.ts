@@ -42,6 +42,14 @@ beforeAll(async () => {
       durationSeconds: duration,
     })
   }
+  // Quick calls on 10 September, so a range from later in September has stored calls before it (members then read
+  // months and days, not their totals) and one from 1 September holds all of them; counted where they do not belong,
+  // they would move the median.
+  for (const [i, user] of users.entries()) {
+    p.t.clock.set(Date.parse('2026-09-10T10:00:00.000Z') + i * 60_000)
+    for (let call = 0; call < 40; call++)
+      await interactions.record(user.id, { kind: 'mcp_tool', apiTitle: 'files', action: 'sync', isError: call % 4 === 0, durationSeconds: 0.002 })
+  }
   p.t.clock.set(START + 21 * DAY)
   await refresh(p)
 })
@@ -114,16 +122,21 @@ describe('GET /api/insights', () => {
     expectClose(res.body.duration_ms.p95, want.p95)
   })
 
-  test('a range holding whole months reads their monthly histogram and the days at either end: the same figures', async () => {
-    for (const [token, only] of [
-      [p.admin, null],
-      [p.viewer.token, p.viewer.id],
+  test("ranges holding whole months, all of a member's calls, or neither: the same figures as the rows", async () => {
+    // Members: months with days at either end; all their calls (their totals); a month read whole because nothing
+    // follows it; days only. The organisation: months with days at either end.
+    for (const [token, only, from, to] of [
+      [p.admin, null, '2026-09-20', '2026-11-03'],
+      [p.viewer.token, p.viewer.id, '2026-09-20', '2026-11-03'],
+      [p.viewer.token, p.viewer.id, '2026-09-01', '2026-10-31'],
+      [p.viewer.token, p.viewer.id, '2026-10-01', '2026-10-31'],
+      [p.owner.token, p.owner.id, '2026-10-03', '2026-10-17'],
     ] as const) {
-      const res = await insights('?from=2026-09-20&to=2026-11-03', token)
+      const res = await insights(`?from=${from}&to=${to}`, token)
       const want = expected(
         rows().filter((row) => only === null || row.user_id === only),
-        '2026-09-20',
-        '2026-11-03',
+        from,
+        to,
       )
       expect(res.body.interactions_per_day).toEqual(want.perDay)
       expect(res.body.active_users_per_day).toEqual(want.active)

@@ -25,8 +25,10 @@ import {
   userDayDurations,
   userDayKinds,
   userDayTools,
+  userDurations,
   userMonthDurations,
   userMonthTools,
+  userTools,
   waitingGates,
 } from './rollup-queries.ts'
 
@@ -117,16 +119,23 @@ export async function computeInsights(
     }
   }
 
-  // Whole calendar months come from the monthly rollups: tools (and, for a member, failures) and durations.
-  const whole = agent === null ? await monthsToRead(db, user, fromMs, toMs) : null
+  // Whole calendar months come from the monthly rollups, or all of a member's stored interactions from their totals:
+  // tools (and, for a member, failures) and durations.
+  const whole = agent === null ? await coverage(db, user, fromMs, toMs) : null
   if (whole) {
     const months = { first: whole.firstMonth, last: whole.lastMonth, user }
-    for (const row of await (user === null ? organisationMonthTools(db, months) : userMonthTools(db, months))) {
+    const [toolRows, durationRows] =
+      user === null
+        ? [await organisationMonthTools(db, months), await organisationMonthDurations(db, months)]
+        : whole.allTime
+          ? [await userTools(db, months), await userDurations(db, months)]
+          : [await userMonthTools(db, months), await userMonthDurations(db, months)]
+    for (const row of toolRows) {
       countTool(row)
       // The organisation's failures come from its (day, kind) rollup, a member's from their tools.
       if (user !== null) errors += Number(row.errors)
     }
-    countDurations(await (user === null ? organisationMonthDurations(db, months) : userMonthDurations(db, months)))
+    countDurations(durationRows)
   }
   let chunkDays = FIRST_CHUNK_DAYS
   let took = 0
@@ -222,15 +231,23 @@ interface WholeMonths {
   /** The first and last day of the range they stand for. */
   firstDay: string
   lastDay: string
+  /** A member's totals stand for the whole range (no month is read). */
+  allTime: boolean
 }
 
 /**
- * The calendar months whose monthly rollups stand for their days of [fromMs, toMs] (UTC days), or null when there is
- * none: the months wholly inside, and a month at either end when its days outside the range hold no interaction
- * (asked of the daily rollup). So "the last 365 days", whose first month was pruned by retention and whose last ends
- * today, reads thirteen months and no day of tools or durations.
+ * What the monthly rollups can stand for in [fromMs, toMs] (UTC days), or null when nothing: the calendar months wholly
+ * inside, and a month at either end when its days outside the range hold no interaction (asked of the daily rollup).
+ * So "the last 365 days", whose first month was pruned by retention and whose last ends today, reads thirteen months
+ * and no day of tools or durations. For a member with no interaction before or after the range, their totals.
  */
-async function monthsToRead(db: Kysely<Database>, user: string | null, fromMs: number, toMs: number): Promise<WholeMonths | null> {
+async function coverage(db: Kysely<Database>, user: string | null, fromMs: number, toMs: number): Promise<WholeMonths | null> {
+  if (
+    user !== null &&
+    (await quietDays(db, { first: '0000-01-01', last: dayKey(fromMs - DAY_MS), user })) &&
+    (await quietDays(db, { first: dayKey(toMs + DAY_MS), last: '9999-12-31', user }))
+  )
+    return { firstMonth: '', lastMonth: '', firstDay: dayKey(fromMs), lastDay: dayKey(toMs), allTime: true }
   const from = new Date(fromMs)
   const to = new Date(toMs)
   let start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1)
@@ -245,6 +262,7 @@ async function monthsToRead(db: Kysely<Database>, user: string | null, fromMs: n
     lastMonth: dayKey(end).slice(0, 7),
     firstDay: dayKey(Math.max(start, fromMs)),
     lastDay: dayKey(Math.min(end, toMs)),
+    allTime: false,
   }
 }
 

@@ -96,7 +96,12 @@ export const userMonthTools = compiled<ToolCount>((db, p) =>
     .groupBy(['kind', 'api_title', 'action']),
 )
 
-/** The duration histogram (bucket → calls) of days or of whole months. */
+/** One user's calls and failures per tool or operation, all stored interactions. */
+export const userTools = compiled<ToolCount>((db, p) =>
+  db.selectFrom('interaction_user_tools').select(['kind', 'api_title', 'action', 'n', 'errors']).where('user_id', '=', p.user),
+)
+
+/** The duration histogram (bucket → calls) of days, of whole months, or of all of one user's interactions. */
 export const organisationDayDurations = compiled<BucketCount>((db, p) =>
   db
     .selectFrom('interaction_daily_durations')
@@ -148,6 +153,8 @@ const userActivity = compiled<{ day: string }>((db, p) =>
 )
 export const quietDays = async (db: Kysely<Database>, span: Span): Promise<boolean> =>
   (await (span.user === null ? organisationActivity(db, span) : userActivity(db, span))).length === 0
+
+export const userDurations = compiled<BucketCount>((db, p) => db.selectFrom('interaction_user_durations').select(['bucket', 'n']).where('user_id', '=', p.user))
 
 /** How many people made at least one call, per day, for the organisation. */
 export const organisationActiveDays = compiled<DayCount>((db, p) =>

@@ -24,8 +24,9 @@ const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolv
  * Steps performed:
  * 1. per user (users are never deleted, and the FK means every row has one), delete that user's rows older than the
  *    cutoff day through the (user_id, created_at) index, `batchSize` at a time, yielding between batches;
- * 2. the delete trigger has decremented the daily rollup row by row, so it stayed exact throughout; the rollup rows of
- *    the pruned days are now 0 and are removed last (only if 0, so a row the loop could not see is never hidden).
+ * 2. the delete triggers have decremented the rollups row by row, so they stayed exact throughout; the daily usage rows
+ *    of the pruned days (the organisation's and each user's) are now 0 and are removed last (only if 0, so a row the
+ *    loop could not see is never hidden): insights ask a user's daily rows whether anything precedes a range.
  * Whole UTC days go, never part of one, so a day's count is either complete or absent.
  */
 export async function pruneInteractions(db: Kysely<Database>, clock: Clock, retentionDays: number, options: PruneOptions = {}): Promise<PruneResult> {
@@ -47,5 +48,6 @@ export async function pruneInteractions(db: Kysely<Database>, clock: Clock, rete
     }
   }
   await db.deleteFrom('interaction_daily_usage').where('day', '<', cutoffDay).where('n', '=', 0).execute()
+  await db.deleteFrom('interaction_user_daily_usage').where('day', '<', cutoffDay).where('n', '=', 0).execute()
   return { cutoffDay, deleted }
 }

@@ -27,6 +27,12 @@ const STATEMENTS: ((first: number, last: number) => RawBuilder<unknown>)[] = [
   (first, last) => sql`insert into interaction_user_monthly_tools (user_id, month, kind, api_title, action, n, errors)
     select user_id, ${MONTH}, kind, api_title, action, count(*), sum(is_error) from interactions where rowid between ${first} and ${last} group by 1, 2, 3, 4, 5
     on conflict (user_id, month, kind, api_title, action) do update set n = n + excluded.n, errors = errors + excluded.errors`,
+  (first, last) => sql`insert into interaction_user_tools (user_id, kind, api_title, action, n, errors)
+    select user_id, kind, api_title, action, count(*), sum(is_error) from interactions where rowid between ${first} and ${last} group by 1, 2, 3, 4
+    on conflict (user_id, kind, api_title, action) do update set n = n + excluded.n, errors = errors + excluded.errors`,
+  (first, last) => sql`insert into interaction_user_durations (user_id, bucket, n)
+    select user_id, ${BUCKET}, count(*) from interactions where rowid between ${first} and ${last} and duration_seconds is not null group by 1, 2
+    on conflict (user_id, bucket) do update set n = n + excluded.n`,
   (first, last) => sql`insert into interaction_daily_active (day, user_id, n)
     select ${DAY}, user_id, count(*) from interactions where rowid between ${first} and ${last} group by 1, 2
     on conflict (day, user_id) do update set n = n + excluded.n`,

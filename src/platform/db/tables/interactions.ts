@@ -138,6 +138,16 @@ export interface InteractionUserMonthlyToolsTable extends InteractionMonthlyTool
   user_id: string
 }
 
+/** Migration 0011: one user's calls per tool or operation, all stored interactions. */
+export interface InteractionUserToolsTable extends Omit<InteractionUserMonthlyToolsTable, 'month'> {}
+
+/** Migration 0011: one user's duration histogram, all stored interactions. */
+export interface InteractionUserDurationsTable {
+  user_id: string
+  bucket: number
+  n: number
+}
+
 export interface InteractionsTables {
   user_settings: UserSettingsTable
   context_types: ContextTypesTable
@@ -155,4 +165,6 @@ export interface InteractionsTables {
   interaction_daily_active: InteractionDailyActiveTable
   interaction_user_monthly_durations: InteractionUserMonthlyDurationsTable
   interaction_user_monthly_tools: InteractionUserMonthlyToolsTable
+  interaction_user_tools: InteractionUserToolsTable
+  interaction_user_durations: InteractionUserDurationsTable
 }
