@@ -11,18 +11,23 @@ declare const self: Worker
 let db: Kysely<Database> | null = null
 
 /**
- * Analytics may take half a core when they come in a stream: once the worker has been busy for more than BURST_MS (300 ms)
- * of the last second or so, it rests as long as each round worked. A single request runs at full speed; a client
- * looping the heaviest request leaves the request thread and the machine's other core to everyone else.
+ * Analytics may take a share of a core when they come in a stream: once the worker has worked more than BURST_MS of
+ * the last second or so, it rests between rounds of days as long as the round took, and after each job as long as the
+ * job took (at least MIN_REST_MS). A single request runs at full speed; a client looping even the cheapest request
+ * leaves the request thread and the machine's other core to everyone else (docs/benchmarks.md, "Insights").
  */
-const BURST_MS = 300
+const BURST_MS = 150
+const MIN_REST_MS = 2
 let busyMs = 0
 let busySince = performance.now()
-async function betweenRounds(tookMs: number): Promise<void> {
+const busy = (workedMs: number): boolean => {
   const now = performance.now()
-  busyMs = busyMs * Math.exp(-(now - busySince) / 1000) + tookMs
+  busyMs = busyMs * Math.exp(-(now - busySince) / 1000) + workedMs
   busySince = now
-  if (busyMs > BURST_MS) await Bun.sleep(tookMs)
+  return busyMs > BURST_MS
+}
+async function betweenRounds(tookMs: number): Promise<void> {
+  if (busy(tookMs)) await Bun.sleep(tookMs)
 }
 
 interface Job {
@@ -33,12 +38,28 @@ interface Job {
   toMs: number
 }
 
-self.onmessage = async (event: MessageEvent<Job | { close: true }>) => {
-  if ('close' in event.data) {
-    await db?.destroy()
-    return process.exit(0)
+// One job at a time, in the order they came (a job awaits between its queries).
+let queue = Promise.resolve()
+self.onmessage = (event: MessageEvent<Job | { close: true }>) => {
+  const message = event.data
+  queue = queue.then(() => ('close' in message ? close() : run(message)))
+}
+
+async function close(): Promise<void> {
+  await db?.destroy()
+  process.exit(0)
+}
+
+async function run(job: Job): Promise<void> {
+  const began = performance.now()
+  let rested = 0
+  let counted = 0
+  const restBetweenRounds = async (tookMs: number) => {
+    const before = performance.now()
+    counted += tookMs
+    await betweenRounds(tookMs)
+    rested += performance.now() - before
   }
-  const job = event.data
   try {
     if (!db) {
       const connection = new Sqlite(job.path, { readonly: true, strict: true })
@@ -50,8 +71,11 @@ self.onmessage = async (event: MessageEvent<Job | { close: true }>) => {
     }
     // Sent as JSON text: a string crosses to the request thread as one copy, where a year of day objects would be
     // cloned one by one and then serialised there.
-    self.postMessage({ id: job.id, ok: true, json: JSON.stringify(await computeInsights(db, job.scope, job.fromMs, job.toMs, betweenRounds)) })
+    self.postMessage({ id: job.id, ok: true, json: JSON.stringify(await computeInsights(db, job.scope, job.fromMs, job.toMs, restBetweenRounds)) })
   } catch (error) {
     self.postMessage({ id: job.id, ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
   }
+  // The rounds before the last were counted as they ended; the rest of the job's work is counted here.
+  const worked = performance.now() - began - rested
+  if (busy(worked - counted)) await Bun.sleep(Math.max(worked, MIN_REST_MS))
 }
