@@ -4,6 +4,7 @@ import { Database as Sqlite } from 'bun:sqlite'
 import { Kysely } from 'kysely'
 import { BunSqliteDialect } from 'kysely-bun-sqlite'
 import type { Database } from '../../platform/db/schema.ts'
+import { FairShare } from '../../platform/fair-share.ts'
 import { computeInsights, type InsightsScope } from './compute.ts'
 
 declare const self: Worker
@@ -11,23 +12,15 @@ declare const self: Worker
 let db: Kysely<Database> | null = null
 
 /**
- * Analytics may take a share of a core when they come in a stream: once the worker has worked more than BURST_MS of
+ * Analytics may take a share of a core when they come in a stream: once the worker has worked more than 150 ms of
  * the last second or so, it rests between rounds of days as long as the round took, and after each job as long as the
  * job took (at least MIN_REST_MS). A single request runs at full speed; a client looping even the cheapest request
  * leaves the request thread and the machine's other core to everyone else (docs/benchmarks.md, "Insights").
  */
-const BURST_MS = 150
+const SHARE = new FairShare(150)
 const MIN_REST_MS = 2
-let busyMs = 0
-let busySince = performance.now()
-const busy = (workedMs: number): boolean => {
-  const now = performance.now()
-  busyMs = busyMs * Math.exp(-(now - busySince) / 1000) + workedMs
-  busySince = now
-  return busyMs > BURST_MS
-}
 async function betweenRounds(tookMs: number): Promise<void> {
-  if (busy(tookMs)) await Bun.sleep(tookMs)
+  if (SHARE.count(tookMs)) await Bun.sleep(tookMs)
 }
 
 interface Job {
@@ -77,5 +70,5 @@ async function run(job: Job): Promise<void> {
   }
   // The rounds before the last were counted as they ended; the rest of the job's work is counted here.
   const worked = performance.now() - began - rested
-  if (busy(worked - counted)) await Bun.sleep(Math.max(worked, MIN_REST_MS))
+  if (SHARE.count(worked - counted)) await Bun.sleep(Math.max(worked, MIN_REST_MS))
 }
