@@ -86,6 +86,11 @@ async function startServer(): Promise<{ base: string; proc: Subprocess }> {
       return { base, proc }
   throw new Error('server not ready')
 }
+/**
+ * Timed calls are this far apart: the server gives analytics a fair share once they have worked 150 ms of a second
+ * (platform/fair-share.ts), which would slow a client looping them; this measures one request, not the share.
+ */
+const PAUSE_MS = 20
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 // ------------------------------------------------------------------------------------------------ data
@@ -253,6 +258,7 @@ for (const [label, token, userId] of [
   const fastTimes: number[] = []
   let fast: any
   for (let i = 0; i < REPS * 4; i++) {
+    await Bun.sleep(PAUSE_MS)
     const started = performance.now()
     fast = await call(server.base, 'GET', query, token)
     fastTimes.push(performance.now() - started)
@@ -305,6 +311,7 @@ for (const [label, token, userId] of [
     const fastTimes: number[] = []
     let fast: Record<string, Record<string, number>> = {}
     for (let i = 0; i < REPS * 4; i++) {
+      await Bun.sleep(PAUSE_MS)
       const started = performance.now()
       fast = await call(server.base, 'POST', '/api/interaction/summary', token, body)
       fastTimes.push(performance.now() - started)
