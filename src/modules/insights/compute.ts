@@ -83,8 +83,13 @@ export async function computeInsights(
   toMs: number,
   betweenRounds: BetweenRounds = () => yieldToEventLoop(),
 ): Promise<Insights> {
-  const perDay = new Map<string, { mcp_tool: number; api_action: number }>()
-  const active = new Map<string, number>()
+  // Per day of the range, by index: calls of each kind, and active users.
+  const dates: string[] = []
+  for (let ms = fromMs; ms <= toMs; ms += DAY_MS) dates.push(dayKey(ms))
+  const indexOf = new Map(dates.map((date, index) => [date, index]))
+  const mcpCalls = new Float64Array(dates.length)
+  const apiCalls = new Float64Array(dates.length)
+  const active = new Float64Array(dates.length)
   const tools = new Map<string, { tool_name: string; mcp_server_name: string; count: number }>()
   const applications = new Map<string, number>()
   const durations = new Map<number, number>()
@@ -97,10 +102,15 @@ export async function computeInsights(
   const countDay = (row: DayKindCount) => {
     const n = Number(row.n)
     if (n <= 0) return
-    const day = perDay.get(row.day) ?? { mcp_tool: 0, api_action: 0 }
-    day[row.kind] += n
-    perDay.set(row.day, day)
+    const index = indexOf.get(row.day)
+    if (index === undefined) return
+    if (row.kind === 'mcp_tool') mcpCalls[index]! += n
+    else apiCalls[index]! += n
     total += n
+  }
+  const setActive = (row: { day: string; count: number }) => {
+    const index = indexOf.get(row.day)
+    if (index !== undefined) active[index] = Number(row.count)
   }
   const countTool = (row: ToolCount) => {
     const n = Number(row.n)
@@ -151,7 +161,7 @@ export async function computeInsights(
         countTool(row)
       }
       countDurations(await agentDayDurations(db, days, agent.name))
-      if (user === null) for (const row of await agentActiveDays(db, days, agent.name)) active.set(row.day, Number(row.count))
+      if (user === null) for (const row of await agentActiveDays(db, days, agent.name)) setActive(row)
     } else {
       if (user === null)
         for (const row of await organisationDayKinds(db, days)) {
@@ -169,7 +179,7 @@ export async function computeInsights(
         countDurations(await (user === null ? organisationDayDurations(db, span) : userDayDurations(db, span)))
       }
       // One person is active on the days they made calls, which perDay already knows; only the organisation asks.
-      if (user === null) for (const row of await organisationActiveDays(db, days)) active.set(row.day, Number(row.count))
+      if (user === null) for (const row of await organisationActiveDays(db, days)) setActive(row)
     }
     for (const row of await runCounts(db, days, agent?.id ?? null)) runs[row.status] += Number(row.count)
     took = performance.now() - began
@@ -178,16 +188,16 @@ export async function computeInsights(
     else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))
   }
 
-  const days: string[] = []
-  for (let ms = fromMs; ms <= toMs; ms += DAY_MS) days.push(dayKey(ms))
-  if (user !== null) for (const [day, counts] of perDay) if (counts.mcp_tool + counts.api_action > 0) active.set(day, 1)
+  if (user !== null) for (let index = 0; index < dates.length; index++) active[index] = mcpCalls[index]! + apiCalls[index]! > 0 ? 1 : 0
   return {
     from: dayKey(fromMs),
     to: dayKey(toMs),
-    interactions_per_day: days.map((date) => {
-      const day = perDay.get(date) ?? { mcp_tool: 0, api_action: 0 }
-      return { date, mcp_tool: day.mcp_tool, api_action: day.api_action, total: day.mcp_tool + day.api_action }
-    }),
+    interactions_per_day: dates.map((date, index) => ({
+      date,
+      mcp_tool: mcpCalls[index]!,
+      api_action: apiCalls[index]!,
+      total: mcpCalls[index]! + apiCalls[index]!,
+    })),
     top_tools: [...tools.values()].sort(byCountThenName((tool) => `${tool.mcp_server_name}\n${tool.tool_name}`)).slice(0, TOP),
     top_applications: [...applications]
       .map(([api_title, count]) => ({ api_title, count }))
@@ -195,7 +205,7 @@ export async function computeInsights(
       .slice(0, TOP),
     error_rate: total === 0 ? null : Math.round((errors / total) * 10_000) / 10_000,
     duration_ms: { p50: nearestRank(durations, 50), p95: nearestRank(durations, 95) },
-    active_users_per_day: days.map((date) => ({ date, count: active.get(date) ?? 0 })),
+    active_users_per_day: dates.map((date, index) => ({ date, count: active[index]! })),
     workflow_runs: runs,
     approvals: await approvals(db, scope, fromMs, toMs),
   }

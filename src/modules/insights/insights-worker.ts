@@ -5,27 +5,26 @@ import { Kysely } from 'kysely'
 import { BunSqliteDialect } from 'kysely-bun-sqlite'
 import type { Database } from '../../platform/db/schema.ts'
 import { FairShare } from '../../platform/fair-share.ts'
-import { computeInsights, type InsightsScope } from './compute.ts'
+import type { InsightsScope } from './compute.ts'
+import { computeInShare } from './compute-in-share.ts'
 
 declare const self: Worker
 
 let db: Kysely<Database> | null = null
 
 /**
- * Analytics may take a share of a core when they come in a stream: once the worker has worked more than 150 ms of
- * the last second or so, it rests between rounds of days as long as the round took, and after each job as long as the
- * job took (at least MIN_REST_MS). A single request runs at full speed; a client looping even the cheapest request
- * leaves the request thread and the machine's other core to everyone else (docs/benchmarks.md, "Insights").
+ * Analytics may take a share of a core when they come in a stream: once the worker has worked more than 150 ms of the
+ * last second or so, work beside other traffic is followed by a rest (compute-in-share.ts). A single request runs at
+ * full speed, and so does a client looping them alone; one looping them beside other traffic leaves the request
+ * thread and the machine's other core to everyone else (docs/benchmarks.md, "Insights"). Made with the first job,
+ * which brings the request thread's count of requests started (platform/http/traffic.ts).
  */
-const SHARE = new FairShare(150)
-const MIN_REST_MS = 2
-async function betweenRounds(tookMs: number): Promise<void> {
-  if (SHARE.count(tookMs)) await Bun.sleep(tookMs)
-}
+let share: FairShare | null = null
 
 interface Job {
   id: number
   path: string
+  traffic: SharedArrayBuffer
   scope: InsightsScope
   fromMs: number
   toMs: number
@@ -44,14 +43,9 @@ async function close(): Promise<void> {
 }
 
 async function run(job: Job): Promise<void> {
-  const began = performance.now()
-  let rested = 0
-  let counted = 0
-  const restBetweenRounds = async (tookMs: number) => {
-    const before = performance.now()
-    counted += tookMs
-    await betweenRounds(tookMs)
-    rested += performance.now() - before
+  if (!share) {
+    const traffic = new Int32Array(job.traffic)
+    share = new FairShare(150, () => Atomics.load(traffic, 0))
   }
   try {
     if (!db) {
@@ -64,11 +58,8 @@ async function run(job: Job): Promise<void> {
     }
     // Sent as JSON text: a string crosses to the request thread as one copy, where a year of day objects would be
     // cloned one by one and then serialised there.
-    self.postMessage({ id: job.id, ok: true, json: JSON.stringify(await computeInsights(db, job.scope, job.fromMs, job.toMs, restBetweenRounds)) })
+    self.postMessage({ id: job.id, ok: true, json: await computeInShare(db, job, share) })
   } catch (error) {
     self.postMessage({ id: job.id, ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
   }
-  // The rounds before the last were counted as they ended; the rest of the job's work is counted here.
-  const worked = performance.now() - began - rested
-  if (SHARE.count(worked - counted)) await Bun.sleep(Math.max(worked, MIN_REST_MS))
 }

@@ -1,13 +1,12 @@
 // Runs insights in a worker thread with its own read-only database connection: the request thread only posts the
 // job and waits, so analytics over a year of rollups cannot stall other requests (docs/benchmarks.md, "Insights").
+// Members' insights on the request thread were tried: no faster within the noise, and a client looping them there
+// took the thread from everyone else.
+import { requestTraffic } from '../../platform/http/traffic.ts'
 import { workerUrl } from '../../platform/worker-url.ts'
-import type { InsightsScope } from './compute.ts'
+import type { InsightsJob } from './compute-in-share.ts'
 
-export interface InsightsJob {
-  scope: InsightsScope
-  fromMs: number
-  toMs: number
-}
+export type { InsightsJob }
 
 /** Answers the insights of a job as JSON text (an `Insights`). */
 export type InsightsRunner = ((job: InsightsJob) => Promise<string>) & { close(): void }
@@ -46,7 +45,8 @@ export function createInsightsRunner(databasePath: string): InsightsRunner {
       worker ??= start()
       const id = ++nextId
       pending.set(id, { resolve, reject })
-      worker.postMessage({ id, path: databasePath, ...job })
+      // The count of requests started travels with each job: the worker's fair share asks it whether others came.
+      worker.postMessage({ id, path: databasePath, traffic: requestTraffic.buffer, ...job })
     })) as InsightsRunner
   // Asked to close itself: Worker.terminate() would block the caller while the worker is torn down.
   run.close = () => {

@@ -3,7 +3,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { compileOnce } from '../../platform/db/compiled-query.ts'
-import { FairShare } from '../../platform/fair-share.ts'
+import { EventLoopTurns, FairShare } from '../../platform/fair-share.ts'
+import { requestTraffic } from '../../platform/http/traffic.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { forbidden, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { bucketCount, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, startOfDay, type TimeFrame } from './buckets.ts'
@@ -35,12 +36,15 @@ const MAX_CHUNK_DAYS = 128
 const CHUNK_FAST_MS = 1.5
 const CHUNK_SLOW_MS = 4
 const YIELD_AFTER_MS = 3
+/** Chunks hold the event loop at most about this long between turns (a member's year is then no turn at all). */
+const TURN_EVERY_MS = 2
 /**
- * Summaries share the request thread: after 150 ms of their work in the last second or so, each chunk (and the JSON
- * written) is followed by a rest as long as it took, so one client looping the heaviest summary leaves the thread to everyone else (the stall
- * bench's `auth/me` keeps over half its throughput). A single summary is never slowed.
+ * Summaries share the request thread: after 150 ms of their work in the last second or so, while other requests come,
+ * each chunk (and the JSON written) is followed by a rest as long as it took, so one client looping the heaviest
+ * summary leaves the thread to everyone else (the stall bench's `auth/me` keeps over half its throughput). A
+ * single summary, or a client looping them alone, is never slowed.
  */
-const SUMMARIES_SHARE = new FairShare(150)
+const SUMMARIES_SHARE = new FairShare(150, requestTraffic.started)
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 /** Bounds the response (buckets × titles) and the work: about 2.7 years daily, 19 years weekly, 83 years monthly. */
@@ -128,10 +132,16 @@ function chunkQuery(
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
   const nonEmpty = sql.lit(0)
-  // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller as it merges chunks):
-  // read as they are, they cost half what SQLite's aggregate over them does.
+  // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller), read in key order
+  // (the rollups' primary key: no sort) and written out as they come: half what SQLite's aggregate cost, and no merging.
   if (frame === 'daily' && type === 'api_usage')
-    return db.selectFrom(daily.as('d')).select(['d.day as bucket', 'd.api_title', 'd.n']).where('d.n', '>', nonEmpty).$castTo<BucketCount>()
+    return db
+      .selectFrom(daily.as('d'))
+      .select(['d.day as bucket', 'd.api_title', 'd.n'])
+      .where('d.n', '>', nonEmpty)
+      .orderBy('d.day')
+      .orderBy('d.api_title')
+      .$castTo<BucketCount>()
   const grouped = db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
   if (type === 'total')
     return grouped
@@ -148,6 +158,76 @@ function chunkQuery(
 
 /** The compiled chunk queries, by time frame, type and scope (12 at most). */
 const compiledChunks = new Map<string, (db: Kysely<Database>, values: { first: string; last: string; user: string | null }) => Promise<BucketCount[]>>()
+
+/** JSON.stringify for titles, once per title however many buckets it appears in. */
+function quoter(): (title: string) => string {
+  const quoted = new Map<string, string>()
+  return (title) => {
+    let text = quoted.get(title)
+    if (text === undefined) quoted.set(title, (text = JSON.stringify(title)))
+    return text
+  }
+}
+
+/**
+ * Code-point order, as SQLite's BINARY collation sorts UTF-8 (the daily rows come in that order; PostgreSQL would need
+ * COLLATE "C"): like `<` on UTF-16 units except that a character beyond U+FFFF (a surrogate pair) sorts after every
+ * other one.
+ */
+function byCodePoint(a: string, b: string): number {
+  const length = Math.min(a.length, b.length)
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    const xSurrogate = x >= 0xd800 && x <= 0xdfff
+    const ySurrogate = y >= 0xd800 && y <= 0xdfff
+    if (xSurrogate !== ySurrogate) return xSurrogate ? 1 : -1
+    return x - y
+  }
+  return a.length - b.length
+}
+
+/** Each day's `"title":count,…` text, from rows in (day, title) order; a user's rows repeat a title once per kind. */
+class DailyBodies {
+  readonly #bodies = new Map<string, string>()
+  readonly #quote = quoter()
+  #day = ''
+  #title = ''
+  #count = 0
+  #body = ''
+
+  add(rows: readonly BucketCount[]): void {
+    for (const row of rows) {
+      if (row.bucket !== this.#day || row.api_title !== this.#title) {
+        this.#closeTitle()
+        if (row.bucket !== this.#day) this.#closeDay(row.bucket)
+        this.#title = row.api_title
+      }
+      this.#count += Number(row.n)
+    }
+  }
+
+  /** The summary: every day of `keys`, empty ones as `{}`. */
+  json(keys: readonly string[]): string {
+    this.#closeTitle()
+    this.#closeDay('')
+    let text = ''
+    for (const key of keys) text += `${text === '' ? '' : ','}"${key}":{${this.#bodies.get(key) ?? ''}}`
+    return `{${text}}`
+  }
+
+  #closeTitle(): void {
+    if (this.#count > 0) this.#body += `${this.#body === '' ? '' : ','}${this.#quote(this.#title)}:${this.#count}`
+    this.#count = 0
+  }
+
+  #closeDay(next: string): void {
+    if (this.#day !== '' && this.#body !== '') this.#bodies.set(this.#day, this.#body)
+    this.#day = next
+    this.#body = ''
+  }
+}
 
 export class SummaryService {
   readonly #db: Kysely<Database>
@@ -169,6 +249,14 @@ export class SummaryService {
    * count never depends on the time of day asked.
    */
   async summariseAsJson(principal: Principal, request: SummaryRequest): Promise<string> {
+    try {
+      return await this.#summarise(principal, request)
+    } finally {
+      SUMMARIES_SHARE.done()
+    }
+  }
+
+  async #summarise(principal: Principal, request: SummaryRequest): Promise<string> {
     const frame = request.time_frame ?? 'daily'
     const type = request.summary_type ?? 'api_usage'
     const { startMs, endMs } = resolveRange(request, frame, this.#clock.now())
@@ -178,29 +266,38 @@ export class SummaryService {
     // Bucket → title → count (api_usage), or bucket → count (total). Filled chunk by chunk, see FIRST_CHUNK_DAYS.
     const byBucket = new Map<string, Map<string, number>>()
     const totals = new Map<string, number>()
+    // Daily api_usage: each day's JSON body, written as its rows come in (day, title) order; a day is never split
+    // across chunks.
+    const daily = frame === 'daily' && type === 'api_usage' ? new DailyBodies() : null
     let chunkDays: number = FIRST_CHUNK_DAYS[userId === null ? 'organisation' : 'user']
+    const turns = new EventLoopTurns(TURN_EVERY_MS)
     for (let chunkStart = startOfDay(startMs); chunkStart <= endMs; ) {
       const began = performance.now()
       const firstDay = dayKey(chunkStart)
       const lastDay = dayKey(Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs))
-      for (const row of await this.#chunk(frame, type, userId, titles, firstDay, lastDay)) {
-        if (type === 'total') {
-          // Number(): SQLite's sum() is a number, but other drivers give an integer sum as a bigint or text.
-          totals.set(row.bucket, (totals.get(row.bucket) ?? 0) + Number(row.n))
-          continue
+      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay)
+      if (daily) daily.add(rows)
+      else
+        for (const row of rows) {
+          if (type === 'total') {
+            // Number(): SQLite's sum() is a number, but other drivers give an integer sum as a bigint or text.
+            totals.set(row.bucket, (totals.get(row.bucket) ?? 0) + Number(row.n))
+            continue
+          }
+          let titlesOfBucket = byBucket.get(row.bucket)
+          if (!titlesOfBucket) byBucket.set(row.bucket, (titlesOfBucket = new Map()))
+          titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + Number(row.n))
         }
-        let titlesOfBucket = byBucket.get(row.bucket)
-        if (!titlesOfBucket) byBucket.set(row.bucket, (titlesOfBucket = new Map()))
-        titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + Number(row.n))
-      }
       const took = performance.now() - began
       chunkStart += chunkDays * DAY_MS
       if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
       else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))
-      await SUMMARIES_SHARE.after(took)
+      if (await SUMMARIES_SHARE.after(took)) turns.rested()
+      else await turns.maybe()
     }
     // Bucket keys are digits, dashes and W: nothing to escape; titles go through JSON.stringify.
     if (type === 'total') return `{${keys.map((key) => `"${key}":${totals.get(key) ?? 0}`).join(',')}}`
+    if (daily) return daily.json(keys)
     const writing = performance.now()
     const json = await this.#write(keys, byBucket)
     await SUMMARIES_SHARE.after(performance.now() - writing)
@@ -210,13 +307,7 @@ export class SummaryService {
   /** The api_usage summary as JSON text: every bucket, titles in code-point order within each. */
   async #write(keys: string[], byBucket: Map<string, Map<string, number>>): Promise<string> {
     const parts: string[] = []
-    // A title is quoted once, however many buckets it appears in.
-    const quoted = new Map<string, string>()
-    const quote = (title: string) => {
-      let text = quoted.get(title)
-      if (text === undefined) quoted.set(title, (text = JSON.stringify(title)))
-      return text
-    }
+    const quote = quoter()
     let since = performance.now()
     for (const key of keys) {
       // A year of days × thousands of titles is ~700k entries to write: a turn of the event loop every few ms.
@@ -226,7 +317,7 @@ export class SummaryService {
       }
       // Titles in code-point order: chunks meet titles in any order, and the same data must read the same way.
       const counts = byBucket.get(key)
-      const entries = counts === undefined ? [] : counts.size > 1 ? [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [...counts]
+      const entries = counts === undefined ? [] : counts.size > 1 ? [...counts].sort(([a], [b]) => byCodePoint(a, b)) : [...counts]
       let body = ''
       for (const [title, n] of entries) body += `${body === '' ? '' : ','}${quote(title)}:${n}`
       parts.push(`"${key}":{${body}}`)

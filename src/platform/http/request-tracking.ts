@@ -1,6 +1,7 @@
 // Wraps the app's fetch: gives each request its id and client address, echoes the id, writes the access log line.
 import type { Server } from 'bun'
 import type { Logger } from '../log.ts'
+import { requestTraffic } from './traffic.ts'
 import { beginRequest } from './request-context.ts'
 
 export type FetchHandler = (request: Request, server?: Server<unknown>) => Promise<Response>
@@ -37,6 +38,7 @@ export function withRequestTracking(handle: (request: Request) => Response | Pro
   return async function serveRequest(received, server) {
     const request = routable(received)
     const context = beginRequest(request, () => server?.requestIP(received)?.address)
+    requestTraffic.begin()
     let response = await handle(request)
     try {
       response.headers.set('x-request-id', context.id)
