@@ -15,8 +15,8 @@ import {
   type Notice,
   NoticeArea,
   type Version,
+  type TabProps,
 } from './agent-fields.ts'
-import type { TabProps } from './agent-page.ts'
 import { SkillsPanel } from './agent-skills.ts'
 import { WorkflowsPanel } from './agent-workflows.ts'
 

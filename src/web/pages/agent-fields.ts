@@ -48,6 +48,14 @@ export interface Version {
   live: boolean
 }
 
+/** What each tab of the agent page receives. */
+export interface TabProps {
+  agent: AgentDetail
+  me: Me
+  /** Reloads the agent (its Draft chip and live version) after a change. */
+  refresh: () => void
+}
+
 export interface VersionDetail extends Version {
   description: string
   instructions: string

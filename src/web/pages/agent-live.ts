@@ -2,8 +2,7 @@
 // and how to connect an MCP client to it (owners also get the design endpoint, which edits the draft).
 import { api } from '../api.ts'
 import { h, Loading, useLoad } from '../ui.ts'
-import { type AgentDetail, agentApi, type VersionDetail } from './agent-fields.ts'
-import type { TabProps } from './agent-page.ts'
+import { type AgentDetail, agentApi, type VersionDetail, type TabProps } from './agent-fields.ts'
 import { SkillsPanel } from './agent-skills.ts'
 import { WorkflowsPanel } from './agent-workflows.ts'
 import { McpConnect } from './mcp-connect.ts'

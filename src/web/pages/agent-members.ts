@@ -4,8 +4,7 @@ import { useState } from 'preact/hooks'
 import { api, errorText } from '../api.ts'
 import { navigate } from '../router.ts'
 import { Field, formatDate, h, Loading, Select, useLoad } from '../ui.ts'
-import { agentApi, fieldErrors, type Member, type Notice, NoticeArea } from './agent-fields.ts'
-import type { TabProps } from './agent-page.ts'
+import { agentApi, fieldErrors, type Member, type Notice, NoticeArea, type TabProps } from './agent-fields.ts'
 
 const ROLES = [
   ['viewer', 'Viewer (uses the live version)'],

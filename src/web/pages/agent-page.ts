@@ -6,7 +6,7 @@ import { navigate } from '../router.ts'
 import type { Me } from '../session.ts'
 import { Banner, h, Link, Loading, useLoad } from '../ui.ts'
 import { DesignTab } from './agent-design.ts'
-import { type AgentDetail, agentApi, agentPath, DraftChip, liveText } from './agent-fields.ts'
+import { type AgentDetail, agentApi, agentPath, DraftChip, liveText, type TabProps } from './agent-fields.ts'
 import { LiveTab } from './agent-live.ts'
 import { MembersTab } from './agent-members.ts'
 import { VersionsTab } from './agent-versions.ts'
@@ -19,13 +19,6 @@ const OWNER_TABS = [
 ] as const
 const OTHER_TABS = [['live', 'Live']] as const
 type TabKey = (typeof OWNER_TABS)[number][0]
-
-export interface TabProps {
-  agent: AgentDetail
-  me: Me
-  /** Reloads the agent (its Draft chip and live version) after a change. */
-  refresh: () => void
-}
 
 /** WAI-ARIA tabs: one tab stop, arrow keys (mirrored in right-to-left pages), Home and End move between tabs. */
 function Tabs({ tabs, current, onSelect }: { tabs: readonly (readonly [TabKey, string])[]; current: TabKey; onSelect: (key: TabKey) => void }) {

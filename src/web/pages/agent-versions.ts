@@ -4,8 +4,7 @@ import { useState } from 'preact/hooks'
 import { api, errorText } from '../api.ts'
 import { formatDate, h, Loading, useLoad } from '../ui.ts'
 import { DiffView } from './agent-diff.ts'
-import { type AgentDetail, agentApi, type Notice, NoticeArea, type Version, type VersionDetail } from './agent-fields.ts'
-import type { TabProps } from './agent-page.ts'
+import { type AgentDetail, agentApi, type Notice, NoticeArea, type Version, type VersionDetail, type TabProps } from './agent-fields.ts'
 
 function Comparison({ agent, version, onClose }: { agent: AgentDetail; version: number; onClose: () => void }) {
   const detail = useLoad(() => api<VersionDetail>('GET', agentApi(agent.name, `/versions/${version}`)), [agent.name, version])
