@@ -21,7 +21,8 @@ export class FairShare {
    * request start while it runs, so counting only during the work would miss them.
    */
   othersCame(): boolean {
-    return this.started() - this.#startedWhenLastDone > 1
+    // `| 0`: the count is an Int32 that wraps after 2^31 requests; the difference stays right across the wrap.
+    return ((this.started() - this.#startedWhenLastDone) | 0) > 1
   }
 
   /** Counts work just done; true when the budget is spent and others came: time to rest. */

@@ -33,6 +33,16 @@ describe('FairShare', () => {
     expect(fresh.count(4)).toBe(false)
   })
 
+  test('others are seen across the wrap of the Int32 request count', () => {
+    let started = 2_147_483_647
+    const share = new FairShare(10, () => started)
+    share.done()
+    started = -2_147_483_646 // three requests later, wrapped
+    expect(share.othersCame()).toBe(true)
+    started = -2_147_483_648 // one request later: the caller's own
+    expect(share.othersCame()).toBe(false)
+  })
+
   test('when it is time to, after() rests at least as long as the work (or the minimum) and says so', async () => {
     const t = traffic()
     const share = new FairShare(1, t.started)

@@ -22,16 +22,14 @@ export async function computeInShare(db: Kysely<Database>, job: InsightsJob, sha
   let counted = 0
   const betweenRounds = async (tookMs: number) => {
     counted += tookMs
-    if (!share.count(tookMs)) return
     const before = performance.now()
-    await Bun.sleep(REST_FACTOR * tookMs)
-    rested += performance.now() - before
+    if (await share.after(tookMs, REST_FACTOR * tookMs)) rested += performance.now() - before
   }
   try {
     const json = JSON.stringify(await computeInsights(db, job.scope, job.fromMs, job.toMs, betweenRounds))
     // The rounds before the last were counted as they ended; the rest of the job's work (the last round, the JSON) here.
     const worked = performance.now() - began - rested
-    if (share.count(worked - counted)) await Bun.sleep(Math.max(REST_FACTOR * worked, MIN_REST_MS))
+    await share.after(worked - counted, Math.max(REST_FACTOR * worked, MIN_REST_MS))
     return json
   } finally {
     share.done()

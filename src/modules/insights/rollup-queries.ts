@@ -44,9 +44,10 @@ export interface DayCount {
 /** The span's values as query parameters; `firstAt` and `lastAt` bound timestamps (ISO text) to its days. */
 type Names = keyof Span | 'firstAt' | 'lastAt'
 const NAMES: readonly Names[] = ['first', 'last', 'user', 'firstAt', 'lastAt']
+const valuesOf = (span: Span) => ({ ...span, firstAt: `${span.first}T00:00:00.000Z`, lastAt: `${span.last}T99` })
 const compiled = <Row>(build: (db: Kysely<Database>, p: Record<Names, string>) => Compilable<Row>) => {
   const run = compileOnce<Database, Names, Row>(NAMES, build)
-  return (db: Kysely<Database>, span: Span) => run(db, { ...span, firstAt: `${span.first}T00:00:00.000Z`, lastAt: `${span.last}T99` })
+  return (db: Kysely<Database>, span: Span) => run(db, valuesOf(span))
 }
 
 /** The organisation's calls and failures per day and kind. */
@@ -136,6 +137,7 @@ export const userMonthDurations = compiled<BucketCount>((db, p) =>
     .where('month', '>=', p.first)
     .where('month', '<=', p.last),
 )
+export const userDurations = compiled<BucketCount>((db, p) => db.selectFrom('interaction_user_durations').select(['bucket', 'n']).where('user_id', '=', p.user))
 
 /** Whether the days hold no interaction (of the organisation, or of the span's user). */
 const organisationActivity = compiled<{ day: string }>((db, p) =>
@@ -153,8 +155,6 @@ const userActivity = compiled<{ day: string }>((db, p) =>
 )
 export const quietDays = async (db: Kysely<Database>, span: Span): Promise<boolean> =>
   (await (span.user === null ? organisationActivity(db, span) : userActivity(db, span))).length === 0
-
-export const userDurations = compiled<BucketCount>((db, p) => db.selectFrom('interaction_user_durations').select(['bucket', 'n']).where('user_id', '=', p.user))
 
 /** How many people made at least one call, per day, for the organisation. */
 export const organisationActiveDays = compiled<DayCount>((db, p) =>
@@ -180,14 +180,9 @@ const organisationRuns = compiled<RunCount>((db, p) => runsBetween(db, p))
 const userRuns = compiled<RunCount>((db, p) => runsBetween(db, p).where('starter_id', '=', p.user))
 export const runCounts = (db: Kysely<Database>, span: Span, agentId: string | null): Promise<RunCount[]> => {
   if (agentId === null) return span.user === null ? organisationRuns(db, span) : userRuns(db, span)
-  return db
-    .selectFrom('workflow_runs')
-    .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
-    .where('started_at', '>=', `${span.first}T00:00:00.000Z`)
-    .where('started_at', '<', `${span.last}T99`)
+  return runsBetween(db, { ...valuesOf(span), user: span.user ?? '' })
     .$if(span.user !== null, (qb) => qb.where('starter_id', '=', span.user!))
     .where('agent_id', '=', agentId)
-    .groupBy('status')
     .execute()
 }
 

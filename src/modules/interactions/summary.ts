@@ -35,8 +35,7 @@ const FIRST_CHUNK_DAYS = { organisation: 4, user: 32 } as const
 const MAX_CHUNK_DAYS = 128
 const CHUNK_FAST_MS = 1.5
 const CHUNK_SLOW_MS = 4
-const YIELD_AFTER_MS = 3
-/** Chunks hold the event loop at most about this long between turns (a member's year is then no turn at all). */
+/** Chunks and the JSON written hold the event loop at most about this long between turns (a member's year: none). */
 const TURN_EVERY_MS = 2
 /**
  * Summaries share the request thread: after 150 ms of their work in the last second or so, while other requests come,
@@ -46,7 +45,6 @@ const TURN_EVERY_MS = 2
  */
 const SUMMARIES_SHARE = new FairShare(150, requestTraffic.started)
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 /** Bounds the response (buckets × titles) and the work: about 2.7 years daily, 19 years weekly, 83 years monthly. */
 export const MAX_BUCKETS = 1000
 /** Buckets in the default range, when start_date is omitted. */
@@ -308,13 +306,10 @@ export class SummaryService {
   async #write(keys: string[], byBucket: Map<string, Map<string, number>>): Promise<string> {
     const parts: string[] = []
     const quote = quoter()
-    let since = performance.now()
+    const turns = new EventLoopTurns(TURN_EVERY_MS)
     for (const key of keys) {
       // A year of days × thousands of titles is ~700k entries to write: a turn of the event loop every few ms.
-      if (performance.now() - since > YIELD_AFTER_MS) {
-        await yieldToEventLoop()
-        since = performance.now()
-      }
+      await turns.maybe()
       // Titles in code-point order: chunks meet titles in any order, and the same data must read the same way.
       const counts = byBucket.get(key)
       const entries = counts === undefined ? [] : counts.size > 1 ? [...counts].sort(([a], [b]) => byCodePoint(a, b)) : [...counts]

@@ -9,6 +9,6 @@ export const requestTraffic = {
   begin: (): void => {
     Atomics.add(count, 0, 1)
   },
-  /** Requests started so far (wraps around after 2^31; compare with `!==`). */
+  /** Requests started so far (an Int32: wraps around after 2^31, so subtract and `| 0`). */
   started: (): number => Atomics.load(count, 0),
 }
