@@ -128,7 +128,7 @@ export class SecretVault {
           const [namespace, subject, owner, name] = after
           query = query.where((eb) => eb(eb.refTuple('namespace', 'subject', 'owner', 'name'), '>', eb.tuple(namespace, subject, owner, name)))
         }
-        const rows = await query.orderBy(['namespace', 'subject', 'owner', 'name']).limit(ROTATION_CHUNK).execute()
+        const rows = await query.orderBy('namespace').orderBy('subject').orderBy('owner').orderBy('name').limit(ROTATION_CHUNK).execute()
         if (rows.length === 0) break
         await db.transaction().execute(async (trx) => {
           for (const row of rows) {
