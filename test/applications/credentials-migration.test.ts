@@ -107,7 +107,9 @@ const execute = (apiName: string, operation: string, token: string) =>
 
 describe('migration 0015 of application credentials', () => {
   test('every row is in sealed_secrets under app_credential, envelope for envelope, and the old table is gone', () => {
-    const rows = t.server.database.writer.query('SELECT namespace, subject, owner, name, sealed, updated_at FROM sealed_secrets ORDER BY name, owner').all() as any[]
+    const rows = t.server.database.writer
+      .query('SELECT namespace, subject, owner, name, sealed, updated_at FROM sealed_secrets ORDER BY name, owner')
+      .all() as any[]
     expect(rows.map((row) => [row.namespace, row.subject, row.owner, row.name, row.updated_at])).toEqual([
       ['app_credential', ids.personal, member.id, 'basic', '2026-01-02T03:04:05.000Z'],
       ['app_credential', ids.personal, member.id, 'bearer', '2026-01-02T03:04:05.000Z'],
@@ -149,7 +151,11 @@ describe('migration 0015 of application credentials', () => {
 
   test('a key rotation re-seals the migrated values and they keep working', async () => {
     const rotated = await t.request('POST', '/api/org/secrets/rotate', { token: admin })
-    expect(rotated.body).toMatchObject({ reencrypted: 4, unreadable: 0, namespaces: [{ namespace: 'app_credential', values: 4, reencrypted: 4, unreadable: 0 }] })
+    expect(rotated.body).toMatchObject({
+      reencrypted: 4,
+      unreadable: 0,
+      namespaces: [{ namespace: 'app_credential', values: 4, reencrypted: 4, unreadable: 0 }],
+    })
     expect((await execute('personal', 'byBasic', member.token)).body.body.credential).toBe(`Basic ${btoa('ann:old-password-5678')}`)
     expect((await execute('shared', 'byKey', member.token)).body.body.credential).toBe('old-org-key-3456')
   })

@@ -92,9 +92,9 @@ describe('a cleared credential is dead at once', () => {
       expect(viaMcp.text).toContain('No credential for security scheme "key"')
     })
     expect(seen).toEqual([])
-    expect((await w.t.request('GET', '/api/applications/mine/credentials', { token: w.owner.token })).body.find((entry: any) => entry.scheme === 'key')).toMatchObject(
-      { connected: false },
-    )
+    expect(
+      (await w.t.request('GET', '/api/applications/mine/credentials', { token: w.owner.token })).body.find((entry: any) => entry.scheme === 'key'),
+    ).toMatchObject({ connected: false })
   })
 
   test('a new value replaces the old one on the next call of either path', async () => {
@@ -177,7 +177,9 @@ describe('a cleared credential is dead at once', () => {
     // Nothing of it is left in the vault.
     const left = w.t.server.database.writer.query("SELECT count(*) AS n FROM sealed_secrets WHERE namespace = 'app_credential'").get() as { n: number }
     const apps = w.t.server.database.writer.query('SELECT id FROM applications').all() as { id: string }[]
-    const owned = w.t.server.database.writer.query("SELECT DISTINCT subject FROM sealed_secrets WHERE namespace = 'app_credential'").all() as { subject: string }[]
+    const owned = w.t.server.database.writer.query("SELECT DISTINCT subject FROM sealed_secrets WHERE namespace = 'app_credential'").all() as {
+      subject: string
+    }[]
     expect(owned.every((row) => apps.some((app) => app.id === row.subject))).toBe(true)
     expect(left.n).toBeGreaterThan(0)
   })
