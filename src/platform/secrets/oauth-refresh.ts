@@ -109,10 +109,10 @@ export async function refreshOAuth2(fetch: SafeFetch, clock: Clock, credential: 
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error
     const why: Partial<Record<OutboundError['code'], string>> = {
-      destination_not_allowed: 'its address is not allowed',
-      timeout: 'it did not answer in time',
-      too_many_redirects: 'it answered with a redirect',
-      invalid_url: 'its URL is not valid',
+      destination_not_allowed: 'is not an allowed destination',
+      timeout: 'did not answer in time',
+      too_many_redirects: 'answered with a redirect',
+      invalid_url: 'URL is not valid',
     }
     throw new CredentialRefreshError('unavailable', `The OAuth 2 token could not be refreshed: the token endpoint ${why[error.code] ?? 'cannot be reached'}`)
   }
