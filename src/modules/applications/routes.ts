@@ -201,10 +201,13 @@ export function applicationRoutes(
             'The answer carries the upstream status, filtered headers and body. Arguments are checked first (422 under ["body","arguments"]). ' +
             'Destinations on loopback, private, link-local and similar addresses are refused (502 "Destination not allowed") unless allowed.',
           responses: {
-            400: { description: 'No credential for a scheme the operation needs, or the application has no server URL' },
+            400: {
+              description:
+                'No credential for a scheme the operation needs (or it cannot be opened, or its OAuth 2 refresh was refused), or the application has no server URL',
+            },
             404: { description: 'No such application or operation' },
             413: { description: 'The request to the API would be larger than 1 MiB' },
-            502: { description: 'The API is unreachable, or the destination is not allowed' },
+            502: { description: 'The API (or the OAuth 2 token endpoint refreshing its credential) is unreachable, or the destination is not allowed' },
             504: { description: 'The API did not answer within 30 s' },
           },
         },
@@ -225,7 +228,9 @@ export function applicationRoutes(
         tags,
         summary: "Connect the caller's credential for a security scheme (the organisation's for shared applications: admins)",
         description:
-          'basic takes username and password, bearer a token, api_key an api_key; any other field is a 422. Secrets are encrypted at rest and never returned.',
+          'basic takes username and password, bearer a token, api_key an api_key; any other field is a 422. OAuth 2 and OpenID Connect schemes also take ' +
+          'expires_in and refresh_token with token_url, client_id and client_secret: a token within a minute of expiring is refreshed before a call. ' +
+          'Secrets are encrypted at rest and never returned.',
         responses: { 403: { description: "A member setting a shared application's credential" }, ...NOT_VISIBLE },
       },
     })
