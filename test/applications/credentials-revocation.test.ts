@@ -184,9 +184,31 @@ describe('a cleared credential is dead at once', () => {
     expect(left.n).toBeGreaterThan(0)
   })
 
+  test("a deactivated user's credential is not used by anyone: their next call on either path is a 401", async () => {
+    expect((await execute('mine', w.viewer.token)).body.body.credential).toBe('viewer-secret-4444')
+    const viewerId = (await w.t.request('GET', '/api/auth/me', { token: w.viewer.token })).body.id
+    expect((await w.t.request('DELETE', `/api/users/${viewerId}`, { token: w.admin })).status).toBe(200)
+    const seen = await seenDuring(async () => {
+      expect((await execute('mine', w.viewer.token)).status).toBe(401)
+      expect(
+        (await rpc(`${w.base}/app/mine/mcp`, w.viewer.token, { jsonrpc: '2.0', id: ++calls, method: 'tools/call', params: { name: 'whoami', arguments: {} } }))
+          .status,
+      ).toBe(401)
+    })
+    expect(seen).toEqual([])
+  })
+
   test('secrets never reach the log', () => {
     const logged = JSON.stringify(w.t.log.lines)
-    for (const secret of ['first-secret-1111', 'third-secret-3333', 'org-secret-5555', 'rotated-secret-6666', 'basic-secret-7777', 'doomed-secret-8888'])
+    for (const secret of [
+      'first-secret-1111',
+      'third-secret-3333',
+      'viewer-secret-4444',
+      'org-secret-5555',
+      'rotated-secret-6666',
+      'basic-secret-7777',
+      'doomed-secret-8888',
+    ])
       expect(logged).not.toContain(secret)
   })
 })
