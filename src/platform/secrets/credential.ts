@@ -189,7 +189,14 @@ export function parseCredential(json: string): Credential {
   const { type, ...fields } = parsed as Record<string, unknown>
   const known = typeof type === 'string' && (CREDENTIAL_TYPES as readonly string[]).includes(type) ? (type as CredentialType) : legacyType(fields)
   if (!known) throw new CredentialFormatError('the stored secret is not a credential this version knows')
-  return buildCredential(known, fields)
+  // Checked in full when it was stored (and authenticated since): on the call path, only its shape.
+  const credential: Record<string, unknown> = { type: known }
+  for (const [name, field] of Object.entries(CREDENTIAL_DEFINITIONS[known].fields)) {
+    const value = fields[name]
+    if (typeof value === 'string') credential[name] = value
+    else if (value !== undefined || field.required) throw new CredentialFormatError(`the stored ${known} credential lacks ${name}`)
+  }
+  return credential as unknown as Credential
 }
 
 function legacyType(fields: Record<string, unknown>): CredentialType | null {
