@@ -23,8 +23,6 @@ import {
 import { visibleApplication } from './access.ts'
 import { credentialTypeOf, type CredentialType, type SecurityRequirement, type SecurityScheme } from './document/security.ts'
 
-export { ORG_OWNER }
-
 /** The secrets namespace of applications' credentials: the name is bound into every stored value, never renamed. */
 export const APPLICATION_CREDENTIALS: SecretNamespaceDefinition = {
   name: 'app_credential',
@@ -115,11 +113,6 @@ export class ApplicationCredentials {
 
   constructor(deps: ApplicationCredentialsDependencies) {
     this.#deps = deps
-  }
-
-  /** The sealed-secret namespace, for the application's own writes (deleting an application clears its credentials). */
-  get store(): SecretNamespace {
-    return this.#deps.store
   }
 
   async list(principal: Principal, apiName: string): Promise<CredentialEntry[]> {

@@ -112,7 +112,12 @@ export class SecretNamespace {
    * Clears the subject's secrets that `drop` picks (all of them without it): its deletion, or a change that makes some
    * of them meaningless. Answers how many went.
    */
-  async removeOf(db: Kysely<Database>, subject: string, drop: (owner: string, name: string) => boolean = () => true): Promise<number> {
+  async removeOf(db: Kysely<Database>, subject: string, drop?: (owner: string, name: string) => boolean): Promise<number> {
+    if (!drop) {
+      const result = await db.deleteFrom('sealed_secrets').where('namespace', '=', this.definition.name).where('subject', '=', subject).executeTakeFirst()
+      await this.#parts.revision.changed(db)
+      return Number(result.numDeletedRows)
+    }
     const rows = await db
       .selectFrom('sealed_secrets')
       .select(['owner', 'name'])
