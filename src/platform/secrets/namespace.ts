@@ -168,6 +168,9 @@ export class SecretNamespace {
   }
 
   /**
+   * Reads go through the vault's own connection: never call `open` or `openForUse` inside a transaction you hold (its
+   * queries would wait for it). Writes take the caller's `db`, a transaction or not.
+   *
    * The stored credential, or null when none is stored. Throws SecretBoxError when it cannot be opened (its key is
    * missing, or the value was altered): callers treat that as not connected, with the error's message as the reason.
    */
