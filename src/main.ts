@@ -2,9 +2,10 @@
 import { join } from 'node:path'
 import { ConfigError, loadConfig, USAGE } from './config.ts'
 import { DataDirInUseError } from './platform/data-dir-lock.ts'
-import { backupDatabaseFile } from './platform/db/backup.ts'
+import { readFileSync } from 'node:fs'
+import { backupDatabaseFile, sealedSecretsIn } from './platform/db/backup.ts'
 import { createLogger, errorFields } from './platform/log.ts'
-import { credentialKeyFiles } from './platform/secret-box.ts'
+import { backupSecretsReport, credentialKeyFiles } from './platform/secrets/index.ts'
 import { createServer, DATABASE_FILE, ListenError } from './server.ts'
 import { VERSION } from './version.ts'
 
@@ -29,6 +30,13 @@ async function main(argv: string[]): Promise<number> {
       try {
         const keys = backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!, credentialKeyFiles(config.dataDir))
         process.stdout.write(`backup written to ${config.backupFile}${keys ? ` (credential keys in ${keys})` : ''}\n`)
+        // Every sealed secret, whatever its kind, is in one table under one keyring: check the copy against FILE.keys.
+        const sealed = sealedSecretsIn(config.backupFile!)
+        if (sealed) {
+          const report = backupSecretsReport(sealed, keys ? readFileSync(keys, 'utf8') : null, keys)
+          process.stdout.write(`${report.summary}\n`)
+          for (const warning of report.warnings) process.stderr.write(`agentbox: warning: ${warning}\n`)
+        }
         return 0
       } catch (error) {
         process.stderr.write(`agentbox: backup failed: ${(error as Error).message}\n`)

@@ -14,7 +14,7 @@ import { withRequestTracking, type FetchHandler } from './platform/http/request-
 import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule } from './modules/module-context.ts'
-import { SecretStore } from './platform/secrets.ts'
+import { SecretStore } from './platform/secrets/secret-files.ts'
 import { lockDataDir, type DataDirLock } from './platform/data-dir-lock.ts'
 import { createModules, inStartOrder, type Modules, type Platform } from './modules/registry.ts'
 import { MCP_PATH } from './modules/mcp/routes.ts'

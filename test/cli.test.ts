@@ -6,6 +6,15 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import pkg from '../package.json' with { type: 'json' }
+import { SecretStore, SecretVault } from '../src/platform/secrets/index.ts'
+import { startTestServer } from './helpers/server.ts'
+
+const keyedApi = {
+  openapi: '3.1.0',
+  info: { title: 'Keyed', version: '1' },
+  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+  paths: { '/x': { get: { operationId: 'x', security: [{ key: [] }], responses: { '200': { description: 'ok' } } } } },
+}
 
 const run = (args: string[], env: Record<string, string> = {}) => {
   const result = Bun.spawnSync([process.execPath, 'src/main.ts', ...args], { cwd: join(import.meta.dir, '..'), env: { PATH: process.env.PATH!, ...env } })
@@ -142,6 +151,62 @@ describe('agentbox sub-commands', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  test('backup counts the sealed secrets of every kind it copied and checks FILE.keys opens them all (issue 27)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentbox-cli-'))
+    try {
+      const data = join(dir, 'data')
+      const t = await startTestServer({ dataDir: data })
+      const { adminToken } = await t.provision()
+      // An application credential, set through the API.
+      const form = new FormData()
+      form.append('file', new File([JSON.stringify(keyedApi)], 'api.json', { type: 'application/json' }))
+      form.append('api_name', 'keyed')
+      const upload = new Response(form)
+      const type = upload.headers.get('content-type')!
+      const body = new Uint8Array(await upload.arrayBuffer())
+      expect(
+        (
+          await t.request('POST', '/api/spec_from_file/', {
+            token: adminToken,
+            rawBody: body,
+            headers: { 'content-type': type, 'content-length': String(body.byteLength) },
+          })
+        ).status,
+      ).toBe(201)
+      expect((await t.request('PUT', '/api/applications/keyed/credentials', { token: adminToken, body: { scheme: 'key', api_key: 'k-1' } })).status).toBe(200)
+      // And a secret of another kind, stored the way the git sync will store its tokens.
+      const vault = new SecretVault({
+        db: t.server.database.db,
+        files: new SecretStore(data),
+        clock: t.clock,
+        fetch: async () => Promise.reject(new Error('no calls')),
+      })
+      await vault
+        .namespace({ name: 'git_repository_token', label: 'git tokens', types: ['bearer'] })
+        .put(t.server.database.db, { subject: 'r', owner: 'org' }, { type: 'bearer', token: 'g-1' }, 'admin')
+      await t.close()
+
+      const out = join(dir, 'copy.db')
+      const first = run(['backup', out, '--data', data])
+      expect(first.code).toBe(0)
+      expect(first.stderr).toBe('')
+      expect(first.stdout).toContain(`sealed secrets: 1 app_credential, 1 git_repository_token; every key they need is in ${out}.keys`)
+
+      // A keyring that lost the key (replaced by another instance's): the backup is written, and says what cannot open.
+      const lost = JSON.parse(readFileSync(join(data, 'secrets', 'credentials.key'), 'utf8'))
+      writeFileSync(join(data, 'secrets', 'credentials.key'), JSON.stringify({ ...lost, current: 'other', keys: [{ ...lost.keys[0], kid: 'other' }] }))
+      const second = run(['backup', join(dir, 'second.db'), '--data', data])
+      expect(second.code).toBe(0)
+      expect(second.stdout).toContain('sealed secrets: 1 app_credential, 1 git_repository_token; some of their keys are missing')
+      expect(second.stderr).toBe(
+        `agentbox: warning: 2 sealed secret(s) (app_credential, git_repository_token) need key "${lost.current}", which secrets/credentials.key does not hold: they cannot be opened, before or after a restore, until reconnected\n`,
+      )
+      expect(second.stdout + second.stderr).not.toMatch(/k-1|g-1/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
 
   test('serve refuses to start on a data dir it cannot use, exit 1 with a JSON error line', () => {
     const res = run(['serve', '--data', '/proc/agentbox-cannot-write-here', '--port', '0'])

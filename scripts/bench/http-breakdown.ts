@@ -17,7 +17,7 @@ import { systemClock } from '../../src/platform/clock.ts'
 import { beginRequest } from '../../src/platform/http/request-context.ts'
 import { sha256Hex } from '../../src/platform/ids.ts'
 import { createLogger } from '../../src/platform/log.ts'
-import { SecretStore } from '../../src/platform/secrets.ts'
+import { SecretStore } from '../../src/platform/secrets/secret-files.ts'
 import { createServer } from '../../src/server.ts'
 import { benchLicense } from './lib.ts'
 

@@ -8,8 +8,7 @@ import type { DatabaseHandle } from '../platform/db/database.ts'
 import type { JobRunner } from '../platform/jobs.ts'
 import type { Logger } from '../platform/log.ts'
 import type { CapabilityModule, ModuleContext } from './module-context.ts'
-import type { SecretStore } from '../platform/secrets.ts'
-import { SecretBox } from '../platform/secret-box.ts'
+import { SecretVault, type SecretStore } from '../platform/secrets/index.ts'
 import { cachedOrgSettings } from '../platform/org-settings.ts'
 import { createOutboundClient } from '../platform/outbound/outbound-client.ts'
 import type { FetchFunction, Resolver, StartTimer } from '../platform/outbound/safe-fetch.ts'
@@ -94,8 +93,7 @@ export function createModules(platform: Platform): Modules {
   const agents = createAgentsModule(ctx)
   const tasks = createTasksModule(ctx, { providers, agents: agents.service })
   const interactions = createInteractionsModule(ctx)
-  // One sealed-secret keyring and one guarded client for everything that stores secrets or calls out.
-  const secretBox = new SecretBox(secrets, { clock })
+  // One guarded client for everything that calls out, and one vault (one table, one keyring) for every sealed secret.
   const orgSettings = cachedOrgSettings(database.db)
   const outbound = createOutboundClient({
     operatorAllow: config.outboundAllow,
@@ -104,7 +102,8 @@ export function createModules(platform: Platform): Modules {
     fetch: platform.outbound?.fetch,
     startTimer: platform.outbound?.startTimer,
   })
-  const applications = createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service })
+  const vault = new SecretVault({ db: database.db, files: secrets, clock, fetch: outbound.fetch })
+  const applications = createApplicationsModule(ctx, { secrets: vault, outbound, interactions: interactions.service })
   const skills = createSkillsModule(ctx, { applications: applications.skills })
   const workflows = createWorkflowsModule(ctx, { providers })
   const oauth = createOauthModule(ctx, { outbound })
@@ -132,7 +131,7 @@ export function createModules(platform: Platform): Modules {
     agents,
     skills,
     workflows,
-    organisation: createOrganisationModule(ctx, { secretBox, sealedStores: [applications.credentials] }),
+    organisation: createOrganisationModule(ctx, { secrets: vault }),
     tasks,
     applications,
     insights: createInsightsModule(ctx),

@@ -47,7 +47,9 @@ describe('per-user credentials', () => {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
       }
     }
-    const row = p.t.server.database.writer.query("SELECT sealed FROM application_credentials WHERE scheme = 'api_key' LIMIT 1").get() as { sealed: string }
+    const row = p.t.server.database.writer.query("SELECT sealed FROM sealed_secrets WHERE namespace = 'app_credential' AND name = 'api_key' LIMIT 1").get() as {
+      sealed: string
+    }
     expect(row.sealed).toMatch(/^v1:[^:]+:[^:]+:[^:]+$/)
     const mode = Bun.file(join(p.t.dataDir, 'secrets', 'credentials.key'))
     expect(((await mode.stat()).mode & 0o777).toString(8)).toBe('600')
@@ -99,12 +101,16 @@ describe('key rotation', () => {
     expect((await p.t.request('POST', '/api/org/secrets/rotate', { token: p.owner.token })).status).toBe(403)
     const rotated = await p.t.request('POST', '/api/org/secrets/rotate', { token: p.admin })
     expect(rotated.status).toBe(200)
-    expect(rotated.body).toEqual({ key_id: expect.any(String), reencrypted: expect.any(Number), unreadable: 0, retired_key_ids: [before] })
+    expect(rotated.body).toEqual({
+      key_id: expect.any(String),
+      reencrypted: expect.any(Number),
+      unreadable: 0,
+      retired_key_ids: [before],
+      namespaces: [{ namespace: 'app_credential', values: rotated.body.reencrypted, reencrypted: rotated.body.reencrypted, unreadable: 0 }],
+    })
     expect(rotated.body.reencrypted).toBeGreaterThanOrEqual(5)
     expect(keyring().keys.map((key) => key.kid)).toEqual([rotated.body.key_id])
-    const kids = p.t.server.database.writer
-      .query("SELECT DISTINCT substr(sealed, 4, instr(substr(sealed, 4), ':') - 1) AS kid FROM application_credentials")
-      .all()
+    const kids = p.t.server.database.writer.query("SELECT DISTINCT substr(sealed, 4, instr(substr(sealed, 4), ':') - 1) AS kid FROM sealed_secrets").all()
     expect(kids).toEqual([{ kid: rotated.body.key_id }])
     expect((await list('mine', p.owner.token)).body.every((entry: any) => entry.connected)).toBe(true)
     const audit = await p.t.request('GET', '/api/audit?action=secrets_key.rotate', { token: p.admin })

@@ -1,11 +1,11 @@
-// The secret box (src/platform/secret-box.ts): AES-256-GCM values under a key file in <data>/secrets, bound to
+// The secret box (src/platform/secrets/secret-box.ts): AES-256-GCM values under a key file in <data>/secrets, bound to
 // their owner by associated data, with key ids for rotation and typed errors for tampering and missing keys.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { chmodSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CREDENTIALS_KEY_FILE, credentialKeyFiles, SecretBox, SecretBoxError, type SecretBoxErrorCode } from '../../src/platform/secret-box.ts'
-import { SecretStore } from '../../src/platform/secrets.ts'
+import { CREDENTIALS_KEY_FILE, credentialKeyFiles, SecretBox, SecretBoxError, type SecretBoxErrorCode } from '../../src/platform/secrets/secret-box.ts'
+import { SecretStore } from '../../src/platform/secrets/secret-files.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'agentbox-secret-box-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))

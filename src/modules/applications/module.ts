@@ -1,12 +1,12 @@
 // The applications capability as the server wires it: imports, operations, credentials and the outbound call.
 import { VERSION } from '../../version.ts'
 import { publicOrigin } from '../../platform/http/public-origin.ts'
-import type { SecretBox } from '../../platform/secret-box.ts'
+import type { SecretVault } from '../../platform/secrets/index.ts'
 import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
 import type { InteractionsService } from '../interactions/service.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { ArgumentChecker } from './arguments.ts'
-import { ApplicationCredentials } from './credentials.ts'
+import { APPLICATION_CREDENTIALS, ApplicationCredentials } from './credentials.ts'
 import { createImportRunner, type ImportRunner } from './document/run-import.ts'
 import { OperationExecutor } from './execute.ts'
 import { ApplicationsRevision } from './revision.ts'
@@ -26,7 +26,8 @@ export interface ApplicationsModule extends CapabilityModule<ApplicationsService
 }
 
 export interface ApplicationsDependencies {
-  readonly secretBox: SecretBox
+  /** Credentials are sealed secrets of the namespace `app_credential`, declared here. */
+  readonly secrets: SecretVault
   readonly outbound: OutboundClient
   readonly interactions: InteractionsService
   /** Default: a worker per import. */
@@ -36,14 +37,17 @@ export interface ApplicationsDependencies {
 export function createApplicationsModule(ctx: ModuleContext, deps: ApplicationsDependencies): ApplicationsModule {
   const db = ctx.database.db
   const revision = new ApplicationsRevision()
+  const store = deps.secrets.namespace(APPLICATION_CREDENTIALS)
+  const checkUrl = (url: string) => deps.outbound.checkSavedUrl(url)
   const service = new ApplicationsService({
     db,
     clock: ctx.clock,
     runImport: deps.runImport ?? createImportRunner(),
-    checkBaseUrl: (url) => deps.outbound.checkSavedUrl(url),
+    checkBaseUrl: checkUrl,
     revision,
+    credentials: store,
   })
-  const credentials = new ApplicationCredentials(db, ctx.clock, deps.secretBox, revision)
+  const credentials = new ApplicationCredentials({ db, clock: ctx.clock, store, checkUrl })
   const executor = new OperationExecutor({
     db,
     credentials,

@@ -24,10 +24,34 @@ import {
   SpecUploadBody,
 } from './schema.ts'
 import type { ApplicationsService } from './service.ts'
+import { inflatedStream, type StoredDocument } from './source-document.ts'
 
 export const SPEC_UPLOAD_PATH = '/api/spec_from_file/'
 /** API descriptions reach 13 MB (GitHub's); every other upload stops at 10 MiB. */
 export const SPEC_UPLOAD_LIMIT = 32 * 1024 * 1024
+
+/** RFC 6266 / 8187: an ASCII fallback and the exact name, percent-encoded. */
+function contentDisposition(filename: string | null): string {
+  if (!filename) return 'inline'
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  const exact = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `inline; filename="${fallback}"; filename*=UTF-8''${exact}`
+}
+
+/** The stored (gzip) bytes as they are when the client takes gzip, else decompressed as they are sent. */
+function documentResponse(document: StoredDocument, request: Request): Response {
+  const headers: Record<string, string> = {
+    'content-type': document.media_type,
+    'content-disposition': contentDisposition(document.filename),
+    etag: `"${document.sha256}"`,
+    'cache-control': 'private, no-cache',
+    vary: 'Accept-Encoding',
+    'x-content-type-options': 'nosniff',
+  }
+  if (/\bgzip\b/i.test(request.headers.get('accept-encoding') ?? ''))
+    return new Response(document.content as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-encoding': 'gzip' } })
+  return new Response(inflatedStream(document.content), { headers })
+}
 
 const NOT_VISIBLE = { 404: { description: 'No such application, or it is not visible to the caller' } }
 
@@ -45,7 +69,7 @@ export function applicationRoutes(
       SPEC_UPLOAD_PATH,
       async ({ principal, body, request, set }) => {
         const { file, ...form } = body
-        const result = await service.importDocument(principal, { ...form, bytes: await file.arrayBuffer() }, originOf(request))
+        const result = await service.importDocument(principal, { ...form, document: file }, originOf(request))
         set.status = 201
         return result
       },
@@ -114,6 +138,32 @@ export function applicationRoutes(
       },
     )
     .get(
+      '/api/applications/:api_name/document',
+      async ({ principal, params, request }) => documentResponse(await service.document(principal, params.api_name), request),
+      {
+        auth: 'member',
+        params: ApiNameParams,
+        detail: {
+          tags,
+          summary: "The API description the application's current revision was imported from, as uploaded",
+          description:
+            'Answered with its original media type, its file name in Content-Disposition and its SHA-256 as the ETag. Sent gzip-encoded as stored when the request accepts gzip. ' +
+            'Applications imported before documents were kept answer 404 until their next re-import (replace=true).',
+          responses: {
+            200: {
+              description: 'The document as uploaded (JSON or YAML, in its original media type)',
+              headers: {
+                ETag: { description: 'The SHA-256 (hex) of the document as uploaded, quoted', schema: { type: 'string' } },
+                'Content-Disposition': { description: 'inline, with the uploaded file name when there was one', schema: { type: 'string' } },
+              },
+              content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+            },
+            404: { description: 'No such application, it is not visible to the caller, or it was imported before its document was kept' },
+          },
+        },
+      },
+    )
+    .get(
       '/api/applications/:api_name/operations',
       // Already JSON: a Response is sent as it is (the schema below documents it).
       async ({ principal, params, query }) =>
@@ -151,10 +201,13 @@ export function applicationRoutes(
             'The answer carries the upstream status, filtered headers and body. Arguments are checked first (422 under ["body","arguments"]). ' +
             'Destinations on loopback, private, link-local and similar addresses are refused (502 "Destination not allowed") unless allowed.',
           responses: {
-            400: { description: 'No credential for a scheme the operation needs, or the application has no server URL' },
+            400: {
+              description:
+                'No credential for a scheme the operation needs (or it cannot be opened, or its OAuth 2 refresh was refused), or the application has no server URL',
+            },
             404: { description: 'No such application or operation' },
             413: { description: 'The request to the API would be larger than 1 MiB' },
-            502: { description: 'The API is unreachable, or the destination is not allowed' },
+            502: { description: 'The API (or the OAuth 2 token endpoint refreshing its credential) is unreachable, or the destination is not allowed' },
             504: { description: 'The API did not answer within 30 s' },
           },
         },
@@ -175,7 +228,9 @@ export function applicationRoutes(
         tags,
         summary: "Connect the caller's credential for a security scheme (the organisation's for shared applications: admins)",
         description:
-          'basic takes username and password, bearer a token, api_key an api_key; any other field is a 422. Secrets are encrypted at rest and never returned.',
+          'basic takes username and password, bearer a token, api_key an api_key; any other field is a 422. OAuth 2 and OpenID Connect schemes also take ' +
+          'expires_in and refresh_token with token_url, client_id and client_secret: a token within a minute of expiring is refreshed before a call. ' +
+          'Secrets are encrypted at rest and never returned.',
         responses: { 403: { description: "A member setting a shared application's credential" }, ...NOT_VISIBLE },
       },
     })

@@ -127,6 +127,11 @@ export const CredentialBody = t.Object({
   password: t.Optional(t.String({ maxLength: 4096, description: 'basic' })),
   token: t.Optional(t.String({ maxLength: 16384, description: 'bearer (http bearer, oauth2, openIdConnect)' })),
   api_key: t.Optional(t.String({ maxLength: 16384, description: 'api_key (header, query or cookie)' })),
+  refresh_token: t.Optional(t.String({ maxLength: 16384, description: 'oauth2 / openIdConnect: renews `token` when it is about to expire' })),
+  expires_in: t.Optional(t.Integer({ minimum: 1, maximum: 10 * 366 * 86400, description: 'oauth2 / openIdConnect: seconds `token` stays valid, from now' })),
+  token_url: t.Optional(t.String({ maxLength: 2048, description: 'oauth2 / openIdConnect, with refresh_token: the token endpoint (absolute http(s))' })),
+  client_id: t.Optional(t.String({ maxLength: 1024, description: 'oauth2 / openIdConnect, with refresh_token: the client the tokens were issued to' })),
+  client_secret: t.Optional(t.String({ maxLength: 4096, description: 'oauth2 / openIdConnect, with refresh_token: the client secret, if the client has one' })),
 })
 
 export const ExecuteBody = t.Object({

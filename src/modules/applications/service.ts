@@ -1,6 +1,6 @@
 // Applications: import from an API description (new, or `replace` as a new revision), list, read, change, delete, and
-// browse their operations and scopes. An import is read in a worker and stored in one transaction: it lands whole or
-// not at all.
+// browse their operations, scopes and source document. An import is read in a worker and stored in one transaction
+// (its own, or its caller's): it lands whole or not at all, with the document it came from.
 import type { Kysely, Transaction } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { writeAudit } from '../../platform/audit.ts'
@@ -10,9 +10,14 @@ import type { ApplicationsTable } from '../../platform/db/tables/applications.ts
 import { conflict, forbidden, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
+import { inTransaction } from '../../platform/db/transaction.ts'
+import { ORG_OWNER, type SecretNamespace } from '../../platform/secrets/index.ts'
 import { canChange, canSee, changeableApplication, visibleApplication } from './access.ts'
+import { schemesOf } from './credentials.ts'
 import type { AvailableScope, ImportedDocument } from './document/import.ts'
 import { SpecInvalidError } from './document/read.ts'
+import { credentialTypeOf } from './document/security.ts'
+import { archiveDocument, type ArchivedDocument, readDocument, type StoredDocument, storeDocument } from './source-document.ts'
 import type { ImportRunner } from './document/run-import.ts'
 import { apiNameFromTitle, readApiName } from './names.ts'
 import { applicationView, OPERATION_VIEW_COLUMNS, operationJson, operationView, type ApplicationView, type OperationView } from './views.ts'
@@ -24,13 +29,33 @@ export const OPERATION_PAGING = uncappedList
 /** Rows per INSERT: ~5 ms of work for GitHub-sized operations, and far below SQLite's 32,766 bound values. */
 const INSERT_CHUNK = 100
 
-export interface ImportRequest {
-  bytes: ArrayBuffer
+/** An import as a caller asks for it: the uploaded description and the form's flags. */
+export interface ImportInput {
+  /** The description as uploaded: a multipart file, or a bundle's entry as a File (its name and type are kept). */
+  document: Blob
   api_name?: string
   replace?: boolean
   global_spec?: boolean
   shared_security_info?: boolean
   create_mcp?: boolean
+}
+
+/**
+ * An import read and checked, not stored yet: the parsed operations and the compressed document. Parsing takes
+ * seconds for large descriptions, so a caller with a transaction prepares first and stores inside it.
+ */
+export interface PreparedImport {
+  readonly flags: Omit<ImportInput, 'document' | 'api_name'>
+  readonly apiName: string
+  readonly imported: ImportedDocument
+  readonly document: ArchivedDocument
+}
+
+/** What an import stored. */
+export interface ImportedApplication {
+  readonly application: ApplicationsTable
+  /** False for a new application, true for a new revision of an existing one. */
+  readonly replaced: boolean
 }
 
 export interface ImportResult {
@@ -64,6 +89,8 @@ export interface ApplicationsServiceDependencies {
   /** Null when a base_url may be saved, else why not. */
   checkBaseUrl: OutboundClient['checkSavedUrl']
   revision: ApplicationsRevision
+  /** The sealed-secret namespace of the applications' credentials (cleared with their scheme or application). */
+  credentials: SecretNamespace
 }
 
 function priorityOf(metadata: Record<string, unknown>): number | null {
@@ -77,6 +104,7 @@ export class ApplicationsService {
   readonly #runImport: ImportRunner
   readonly #checkBaseUrl: OutboundClient['checkSavedUrl']
   readonly #revision: ApplicationsRevision
+  readonly #credentials: SecretNamespace
   readonly #listed: RevisionCache<{ tags: string[]; json: string }[]>
 
   constructor(dependencies: ApplicationsServiceDependencies) {
@@ -85,107 +113,121 @@ export class ApplicationsService {
     this.#runImport = dependencies.runImport
     this.#checkBaseUrl = dependencies.checkBaseUrl
     this.#revision = dependencies.revision
+    this.#credentials = dependencies.credentials
     this.#listed = new RevisionCache(dependencies.revision, 32)
   }
 
-  async importDocument(principal: Principal, request: ImportRequest, origin: string): Promise<ImportResult> {
-    if (request.global_spec === true && principal.role !== 'admin')
-      throw forbidden('Only an admin may make an application visible to every member (global_spec)')
+  /** The HTTP import: prepared, then stored in a transaction of its own. */
+  async importDocument(principal: Principal, input: ImportInput, origin: string): Promise<ImportResult> {
+    const prepared = await this.prepareImport(principal, input)
+    const { application } = await inTransaction(this.#db, (trx) => this.importApplication(trx, principal, prepared))
+    return importResult(application, origin)
+  }
+
+  /**
+   * Reads the description (in the import worker) and compresses it as uploaded (on zlib's threads), at the same time.
+   * Checks what needs no database: the api_name's form, and that only admins ask for global_spec.
+   */
+  async prepareImport(principal: Principal, input: ImportInput): Promise<PreparedImport> {
+    if (input.global_spec === true && principal.role !== 'admin') throw forbidden('Only an admin may make an application visible to every member (global_spec)')
     let requestedName: string | undefined
-    if (request.api_name !== undefined && request.api_name !== '') {
-      const read = readApiName(request.api_name, ['api_name'])
+    if (input.api_name !== undefined && input.api_name !== '') {
+      const read = readApiName(input.api_name, ['api_name'])
       if ('issue' in read) throw invalidInput(read.issue)
       requestedName = read.name
     }
-    let imported: ImportedDocument
+    const { document: file, api_name: _, ...flags } = input
+    // The worker takes this copy (it is transferred); the compression reads the uploaded file itself.
+    const parsing = this.#parse(await file.arrayBuffer())
+    const archiving = archiveDocument(file)
+    const [imported, document] = await Promise.all([parsing, archiving])
+    return { flags, apiName: requestedName ?? apiNameFromTitle(imported.title), imported, document }
+  }
+
+  async #parse(bytes: ArrayBuffer): Promise<ImportedDocument> {
     try {
-      imported = await this.#runImport(request.bytes)
+      return await this.#runImport(bytes)
     } catch (error) {
       if (!(error instanceof SpecInvalidError)) throw error
       throw invalidInput({ loc: ['file'], msg: error.message, type: 'spec_invalid', input: null, ctx: { pointer: error.pointer } })
     }
-    const apiName = requestedName ?? apiNameFromTitle(imported.title)
-    const now = isoTime(this.#clock.now())
+  }
 
-    const app = await this.#db.transaction().execute(async (trx) => {
-      const existing = await trx.selectFrom('applications').selectAll().where('api_name', '=', apiName).executeTakeFirst()
-      if (existing && request.replace !== true) throw conflict(`An application named "${apiName}" already exists; send replace=true to import a new revision`)
-      if (existing && !canSee(principal, existing)) throw conflict(`An application named "${apiName}" already exists`)
-      if (existing && !canChange(principal, existing)) throw forbidden('Only the owner of the application or an admin may replace it')
-      const row: ApplicationsTable = {
-        id: existing?.id ?? newId(),
-        api_name: apiName,
-        title: imported.title,
-        description: imported.description,
-        version: imported.version,
-        openapi_version: imported.openapi_version,
-        server_url: imported.server_url,
-        base_url: existing?.base_url ?? null,
-        metadata: existing?.metadata ?? '{}',
-        priority: existing?.priority ?? null,
-        // On a replace, a flag the form leaves out keeps its value.
-        global_spec: flag(request.global_spec, existing?.global_spec),
-        shared_security_info: flag(request.shared_security_info, existing?.shared_security_info),
-        create_mcp: flag(request.create_mcp, existing?.create_mcp),
-        security_schemes: JSON.stringify(imported.security_schemes),
-        scopes: JSON.stringify(imported.scopes),
-        warnings: JSON.stringify(imported.warnings),
-        operations_count: imported.operations.length,
-        revision: (existing?.revision ?? 0) + 1,
-        owner_id: existing?.owner_id ?? principal.userId,
-        created_at: existing?.created_at ?? now,
-        updated_at: now,
-      }
-      if (existing) {
-        await trx.updateTable('applications').set(row).where('id', '=', existing.id).execute()
-        await trx.deleteFrom('application_operations').where('application_id', '=', existing.id).execute()
-        const schemes = imported.security_schemes.map((scheme) => scheme.name)
-        let stale = trx.deleteFrom('application_credentials').where('application_id', '=', existing.id)
-        if (schemes.length > 0) stale = stale.where('scheme', 'not in', schemes)
-        await stale.execute()
-        // Credentials of the other scope stop applying when shared_security_info flips; they are dropped, not kept hidden.
-        if (existing.shared_security_info !== row.shared_security_info)
-          await trx
-            .deleteFrom('application_credentials')
-            .where('application_id', '=', existing.id)
-            .where('owner', row.shared_security_info === 1 ? '!=' : '=', 'org')
-            .execute()
-      } else {
-        await trx.insertInto('applications').values(row).execute()
-      }
-      await insertOperations(trx, row.id, imported)
-      await writeAudit(trx, this.#clock, {
-        actor_id: principal.userId,
-        action: existing ? 'application.replace' : 'application.import',
-        target_type: 'application',
-        target_id: apiName,
-        details: {
-          revision: row.revision,
-          operations: row.operations_count,
-          global_spec: row.global_spec === 1,
-          shared_security_info: row.shared_security_info === 1,
-        },
-      })
-      return row
-    })
-    this.#revision.bump()
-    const view = applicationView(app, origin)
-    return {
-      api_name: view.api_name,
-      application_id: view.application_id,
-      title: view.title,
-      version: view.version,
-      openapi_version: view.openapi_version,
-      operations_count: view.operations_count,
-      scopes: view.scopes,
-      security_schemes: view.security_schemes,
-      global_spec: view.global_spec,
-      shared_security_info: view.shared_security_info,
-      create_mcp: view.create_mcp,
-      mcp_url: view.mcp_url,
-      warnings: view.warnings,
-      revision: view.revision,
+  /**
+   * Stores an import in `trx` (the caller's transaction: a bundle imports an agent and its applications in one):
+   * a new application, or with `replace` a new revision of an existing one that keeps its credentials (those of
+   * schemes that left the document, changed type or belong to the other scope are cleared), base URL and metadata.
+   * Given an ImportInput rather than a PreparedImport, it is prepared first, while `trx` waits.
+   */
+  async importApplication(trx: Transaction<Database>, principal: Principal, input: ImportInput | PreparedImport): Promise<ImportedApplication> {
+    const { flags, apiName, imported, document } = 'imported' in input ? input : await this.prepareImport(principal, input)
+    const now = isoTime(this.#clock.now())
+    const existing = await trx.selectFrom('applications').selectAll().where('api_name', '=', apiName).executeTakeFirst()
+    if (existing && flags.replace !== true) throw conflict(`An application named "${apiName}" already exists; send replace=true to import a new revision`)
+    if (existing && !canSee(principal, existing)) throw conflict(`An application named "${apiName}" already exists`)
+    if (existing && !canChange(principal, existing)) throw forbidden('Only the owner of the application or an admin may replace it')
+    const row: ApplicationsTable = {
+      id: existing?.id ?? newId(),
+      api_name: apiName,
+      title: imported.title,
+      description: imported.description,
+      version: imported.version,
+      openapi_version: imported.openapi_version,
+      server_url: imported.server_url,
+      base_url: existing?.base_url ?? null,
+      metadata: existing?.metadata ?? '{}',
+      priority: existing?.priority ?? null,
+      // On a replace, a flag the form leaves out keeps its value.
+      global_spec: flag(flags.global_spec, existing?.global_spec),
+      shared_security_info: flag(flags.shared_security_info, existing?.shared_security_info),
+      create_mcp: flag(flags.create_mcp, existing?.create_mcp),
+      security_schemes: JSON.stringify(imported.security_schemes),
+      scopes: JSON.stringify(imported.scopes),
+      warnings: JSON.stringify(imported.warnings),
+      operations_count: imported.operations.length,
+      revision: (existing?.revision ?? 0) + 1,
+      owner_id: existing?.owner_id ?? principal.userId,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
     }
+    if (existing) {
+      await trx.updateTable('applications').set(row).where('id', '=', existing.id).execute()
+      await trx.deleteFrom('application_operations').where('application_id', '=', existing.id).execute()
+      await this.#credentials.removeOf(trx, existing.id, staleCredential(existing, row))
+    } else {
+      await trx.insertInto('applications').values(row).execute()
+    }
+    await insertOperations(trx, row.id, imported)
+    await storeDocument(trx, row.id, row.revision, document, principal.userId, now)
+    await writeAudit(trx, this.#clock, {
+      actor_id: principal.userId,
+      action: existing ? 'application.replace' : 'application.import',
+      target_type: 'application',
+      target_id: apiName,
+      details: {
+        revision: row.revision,
+        operations: row.operations_count,
+        global_spec: row.global_spec === 1,
+        shared_security_info: row.shared_security_info === 1,
+        document_sha256: document.sha256,
+      },
+    })
+    await this.#revision.changed(trx)
+    return { application: row, replaced: existing !== undefined }
+  }
+
+  /**
+   * The document the application's current revision was imported from, as uploaded (compressed). 404 when the caller
+   * cannot see the application, or when it was imported before documents were kept.
+   */
+  async document(principal: Principal, apiName: string): Promise<StoredDocument> {
+    const app = await visibleApplication(this.#db, principal, apiName)
+    const document = await readDocument(this.#db, app.id, app.revision)
+    if (!document)
+      throw notFound(
+        'This application was imported before its API description was kept: it is kept from its next re-import (POST /api/spec_from_file/ with replace=true)',
+      )
+    return document
   }
 
   async list(principal: Principal, filters: { min_priority?: number; q?: string } & Page, origin: string): Promise<ApplicationView[]> {
@@ -213,7 +255,7 @@ export class ApplicationsService {
     if (priority !== undefined && !(typeof priority === 'number' && Number.isInteger(priority) && priority >= 1 && priority <= 10))
       issues.push({ loc: ['metadata', 'priority'], msg: 'Priority should be an integer from 1 to 10', type: 'value_error', input: priority })
     if (issues.length > 0) throw invalidInput(...issues)
-    const updated = await this.#db.transaction().execute(async (trx) => {
+    return this.#db.transaction().execute(async (trx) => {
       const app = await changeableApplication(trx, principal, apiName)
       const now = isoTime(this.#clock.now())
       const set: Partial<ApplicationsTable> = { updated_at: now }
@@ -233,16 +275,16 @@ export class ApplicationsService {
         target_id: apiName,
         details: { fields: changed },
       })
+      await this.#revision.changed(trx)
       return applicationView({ ...app, ...set }, origin)
     })
-    this.#revision.bump()
-    return updated
   }
 
   async delete(principal: Principal, apiName: string): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
       const app = await changeableApplication(trx, principal, apiName)
-      await trx.deleteFrom('application_credentials').where('application_id', '=', app.id).execute()
+      await this.#credentials.removeOf(trx, app.id)
+      await trx.deleteFrom('application_documents').where('application_id', '=', app.id).execute()
       await trx.deleteFrom('application_operations').where('application_id', '=', app.id).execute()
       await trx.deleteFrom('application_skills').where('application_id', '=', app.id).execute()
       await trx.deleteFrom('applications').where('id', '=', app.id).execute()
@@ -253,6 +295,8 @@ export class ApplicationsService {
         target_id: apiName,
         details: { revision: app.revision },
       })
+      // Calls and tool surfaces that kept the application forget it before the next request.
+      await this.#revision.changed(trx)
     })
   }
 
@@ -294,6 +338,38 @@ export class ApplicationsService {
   async availableScopes(principal: Principal, apiName: string): Promise<AvailableScope[]> {
     const app = await visibleApplication(this.#db, principal, apiName)
     return JSON.parse(app.scopes)
+  }
+}
+
+/**
+ * Which credentials a replace clears: a credential stays while its scheme does, as the same kind of credential, in
+ * the scope it was set for (the other scope's stop applying when shared_security_info flips: dropped, not kept hidden).
+ */
+function staleCredential(before: ApplicationsTable, after: ApplicationsTable): (owner: string, scheme: string) => boolean {
+  const typeBefore = new Map(schemesOf(before).map((scheme) => [scheme.name, credentialTypeOf(scheme)]))
+  const typeAfter = new Map(schemesOf(after).map((scheme) => [scheme.name, credentialTypeOf(scheme)]))
+  const orgScope = after.shared_security_info === 1
+  return (owner, scheme) => !typeAfter.get(scheme) || typeAfter.get(scheme) !== typeBefore.get(scheme) || (owner === ORG_OWNER) !== orgScope
+}
+
+/** The 201 of an import, with the MCP URL named from the request's origin. */
+export function importResult(app: ApplicationsTable, origin: string): ImportResult {
+  const view = applicationView(app, origin)
+  return {
+    api_name: view.api_name,
+    application_id: view.application_id,
+    title: view.title,
+    version: view.version,
+    openapi_version: view.openapi_version,
+    operations_count: view.operations_count,
+    scopes: view.scopes,
+    security_schemes: view.security_schemes,
+    global_spec: view.global_spec,
+    shared_security_info: view.shared_security_info,
+    create_mcp: view.create_mcp,
+    mcp_url: view.mcp_url,
+    warnings: view.warnings,
+    revision: view.revision,
   }
 }
 

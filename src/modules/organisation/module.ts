@@ -1,5 +1,5 @@
 // The organisation as the server wires it: its settings, its audit log and the secrets key, for admins.
-import type { SealedValueStore, SecretBox } from '../../platform/secret-box.ts'
+import type { SecretVault } from '../../platform/secrets/index.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { orgRoutes } from './routes.ts'
 import { SecretsKeyRotation } from './secrets-key.ts'
@@ -10,12 +10,11 @@ export interface OrganisationModule extends CapabilityModule<null> {
 }
 
 export interface OrganisationDependencies {
-  readonly secretBox: SecretBox
-  /** Every module that stores sealed values (application credentials today; git and MCP server tokens next). */
-  readonly sealedStores: readonly SealedValueStore[]
+  /** Every sealed secret of the instance (all namespaces) lives in it. */
+  readonly secrets: SecretVault
 }
 
 export function createOrganisationModule(ctx: ModuleContext, deps: OrganisationDependencies): OrganisationModule {
-  const secretsKey = new SecretsKeyRotation(ctx.database.db, ctx.clock, deps.secretBox, deps.sealedStores)
+  const secretsKey = new SecretsKeyRotation(ctx.database.db, ctx.clock, deps.secrets)
   return { routes: orgRoutes(ctx.guard, ctx.database, ctx.clock, secretsKey), service: null, secretsKey }
 }

@@ -47,9 +47,9 @@ export function orgRoutes(guard: AuthGuard, database: DatabaseHandle, clock: Clo
       response: { 200: SecretsKeyRotated },
       detail: {
         tags,
-        summary: 'Rotate the key that seals stored secrets (application credentials): re-encrypt them all, retire unused keys',
+        summary: 'Rotate the key that seals stored secrets (credentials, tokens): re-encrypt them all, retire unused keys',
         description:
-          'A new key in secrets/credentials.key becomes current, every sealed value is moved to it, and keys no value uses are removed. ' +
+          'A new key in secrets/credentials.key becomes current, every sealed value of every kind (namespaces) is moved to it, and keys no value uses are removed. ' +
           'Take a new backup afterwards: FILE.keys of older backups does not hold the new key. Audited (secrets_key.rotate).',
       },
     })

@@ -52,4 +52,13 @@ export const SecretsKeyRotated = t.Object({
   reencrypted: t.Integer(),
   unreadable: t.Integer({ description: 'Values whose key is missing (restored without FILE.keys): left as they are' }),
   retired_key_ids: t.Array(t.String()),
+  namespaces: t.Array(
+    t.Object({
+      namespace: t.String({ description: 'The kind of secret: app_credential (application credentials), git_repository_token…' }),
+      values: t.Integer({ description: 'Stored values of this kind' }),
+      reencrypted: t.Integer(),
+      unreadable: t.Integer(),
+    }),
+    { description: 'Every kind of sealed secret the instance stores, by name: rotation covers them all' },
+  ),
 })

@@ -1,52 +1,32 @@
-// Rotating the key that seals stored secrets: a new key becomes current, every sealed value is moved to it, and keys
-// no value uses any more are removed from secrets/credentials.key. One rotation at a time.
+// Rotating the key that seals stored secrets, for admins: the vault moves every sealed value of every namespace to a
+// new key and retires keys no value uses; the rotation is audited with its counts (never a secret).
 import type { Kysely } from 'kysely'
 import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
-import { KeyedLock } from '../../platform/keyed-lock.ts'
-import type { SealedValueStore, SecretBox } from '../../platform/secret-box.ts'
-
-export interface RotationResult {
-  key_id: string
-  reencrypted: number
-  /** Values whose key is missing (a database restored without its keys file): left as they are, still not connected. */
-  unreadable: number
-  retired_key_ids: string[]
-}
+import type { KeyRotationResult, SecretVault } from '../../platform/secrets/index.ts'
 
 export class SecretsKeyRotation {
-  readonly #lock = new KeyedLock()
-
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly box: SecretBox,
-    private readonly stores: readonly SealedValueStore[],
+    private readonly vault: SecretVault,
   ) {}
 
-  rotate(actorId: string): Promise<RotationResult> {
-    return this.#lock.run('rotate', async () => {
-      const keyId = this.box.rotate()
-      let reencrypted = 0
-      let unreadable = 0
-      const inUse = new Set<string>([keyId])
-      for (const store of this.stores) {
-        const result = await store.reencryptAll(this.box)
-        reencrypted += result.reencrypted
-        unreadable += result.unreadable
-        for (const kid of result.keyIdsInUse) inUse.add(kid)
-      }
-      const retired = this.box.keyIds.filter((kid) => !inUse.has(kid))
-      for (const kid of retired) this.box.retireKey(kid)
-      await writeAudit(this.db, this.clock, {
-        actor_id: actorId,
-        action: 'secrets_key.rotate',
-        target_type: 'secrets_key',
-        target_id: keyId,
-        details: { reencrypted, unreadable, retired_key_ids: retired },
-      })
-      return { key_id: keyId, reencrypted, unreadable, retired_key_ids: retired }
+  async rotate(actorId: string): Promise<KeyRotationResult> {
+    const result = await this.vault.rotateKey()
+    await writeAudit(this.db, this.clock, {
+      actor_id: actorId,
+      action: 'secrets_key.rotate',
+      target_type: 'secrets_key',
+      target_id: result.key_id,
+      details: {
+        reencrypted: result.reencrypted,
+        unreadable: result.unreadable,
+        retired_key_ids: result.retired_key_ids,
+        namespaces: Object.fromEntries(result.namespaces.map((entry) => [entry.namespace, entry.values])),
+      },
     })
+    return result
   }
 }

@@ -1,6 +1,6 @@
 // The tenant capability as the server wires it: the setup token at boot, and POST /api/tenant/setup.
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
-import type { SecretStore } from '../../platform/secrets.ts'
+import type { SecretStore } from '../../platform/secrets/secret-files.ts'
 import type { Passwords } from '../auth/passwords.ts'
 import type { LicenseService } from '../license/service.ts'
 import { tenantRoutes } from './routes.ts'

@@ -47,8 +47,8 @@ export function vacuumInto(source: Sqlite, target: string): void {
 
 /**
  * `agentbox backup FILE`: opens the database read-only beside a possibly running server and copies it to FILE
- * (0600). The key files sealed secrets need (today the one keyring) go to `FILE.keys` (0600) when
- * there are any; answers the path of that file, or null.
+ * (0600). The key file every sealed secret needs (the one keyring: all of them, whatever their kind, live in one
+ * table under it) goes to `FILE.keys` (0600) when there is one; answers the path of that file, or null.
  */
 export function backupDatabaseFile(databasePath: string, target: string, keyFiles: readonly string[] = []): string | null {
   if (!existsSync(databasePath)) throw new BackupError(`no database at ${databasePath}`)
@@ -65,4 +65,27 @@ export function backupDatabaseFile(databasePath: string, target: string, keyFile
   const keyring = readFileSync(keyFiles[0]!)
   writePrivately(keysTarget, (temporary) => writeFileSync(temporary, keyring, { mode: 0o600 }))
   return keysTarget
+}
+
+/** Sealed secrets in a database file by namespace and the key that sealed them; null when it has no such table. */
+export interface SealedSecretsCount {
+  readonly namespace: string
+  readonly keyId: string
+  readonly values: number
+}
+
+/** What a backup copy holds of the secrets subsystem's table (read-only; the key id is the envelope's second field). */
+export function sealedSecretsIn(databasePath: string): SealedSecretsCount[] | null {
+  const copy = new Sqlite(databasePath, { readonly: true })
+  try {
+    const table = copy.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sealed_secrets'").get()
+    if (!table) return null
+    return copy
+      .query(
+        'SELECT namespace, substr(sealed, 4, instr(substr(sealed, 4), \':\') - 1) AS keyId, count(*) AS "values" FROM sealed_secrets GROUP BY 1, 2 ORDER BY 1, 2',
+      )
+      .all() as SealedSecretsCount[]
+  } finally {
+    copy.close()
+  }
 }

@@ -1,5 +1,5 @@
-// Tables of migration 0007_applications: applications imported from API descriptions, their operations and the
-// credentials users and the organisation connect to them (issue 16).
+// Tables of migration 0007_applications: applications imported from API descriptions and their operations (issue
+// 16); 0010 their skills, 0015 their uploaded documents. Their credentials are sealed secrets (tables/secrets.ts).
 
 /** One application: an external HTTP API registered from an OpenAPI document. */
 export interface ApplicationsTable {
@@ -61,17 +61,26 @@ export interface ApplicationOperationsTable {
   sample: string
 }
 
-/** One connected credential; the secret only ever sealed (platform/secret-box.ts). */
-export interface ApplicationCredentialsTable {
+/**
+ * Migration 0015: the API description as uploaded, one per revision of the application (the last ten revisions are
+ * kept). Applications imported before 0015 have none until their next re-import.
+ */
+export interface ApplicationDocumentsTable {
   application_id: string
-  /** The security scheme's name in the document. */
-  scheme: string
-  /** A user id, or `org` for the organisation's shared credential. */
-  owner: string
-  /** The sealed JSON of the secret fields; its associated data binds application, owner and scheme. */
-  sealed: string
-  updated_at: string
-  updated_by: string
+  /** The application's revision this document was imported as. */
+  revision: number
+  /** The upload's media type (`application/json`, `application/yaml`…), or one inferred from the content. */
+  media_type: string
+  /** The upload's file name, or null when it had none. */
+  filename: string | null
+  /** SHA-256 (hex) of the document as uploaded. */
+  sha256: string
+  /** Bytes as uploaded. */
+  size: number
+  /** The document gzip-compressed. */
+  content: Uint8Array
+  created_at: string
+  created_by: string
 }
 
 /** Migration 0010: an MCP app's skills, absent until its first skill is added. */
@@ -85,6 +94,6 @@ export interface ApplicationSkillsTable {
 export interface ApplicationsTables {
   applications: ApplicationsTable
   application_operations: ApplicationOperationsTable
-  application_credentials: ApplicationCredentialsTable
+  application_documents: ApplicationDocumentsTable
   application_skills: ApplicationSkillsTable
 }

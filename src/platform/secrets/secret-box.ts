@@ -1,5 +1,6 @@
-// The secret box: values we must replay later (application credentials, git and MCP server tokens, model provider
-// keys) sealed with AES-256-GCM under a key kept outside the database, in <data>/secrets/credentials.key.
+// The secret box: values we must replay later (application credentials, git and MCP server tokens) sealed with
+// AES-256-GCM under a key kept outside the database, in <data>/secrets/credentials.key. Only the secrets subsystem
+// (this folder) uses it: every sealed value lives in its one table, so key rotation and backups reach them all.
 //
 // A sealed value is `v1:<key id>:<nonce>:<ciphertext and tag>` (base64url): the key id says which key of the
 // keyring opens it, so keys can be rotated while old values still open; the associated data the caller passes
@@ -9,8 +10,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { isoTime, systemClock, type Clock } from './clock.ts'
-import type { SecretStore } from './secrets.ts'
+import { isoTime, systemClock, type Clock } from '../clock.ts'
+import type { SecretStore } from './secret-files.ts'
 
 export const CREDENTIALS_KEY_FILE = 'credentials.key'
 const KEY_FILE_LABEL = `secrets/${CREDENTIALS_KEY_FILE}`
@@ -232,20 +233,17 @@ export class SecretBox {
 }
 
 /**
- * The files that must travel with a backup of the database for its sealed secrets to open: today the one
- * keyring, `<data>/secrets/credentials.key`, or none if no secret was ever sealed. `agentbox backup FILE`
- * writes a copy of it as `FILE.keys` (0600); restoring is copying it back to `secrets/credentials.key`.
+ * The files that must travel with a backup of the database for its sealed secrets to open: the one keyring,
+ * `<data>/secrets/credentials.key`, or none if no secret was ever sealed. `agentbox backup FILE` writes a copy of it
+ * as `FILE.keys` (0600); restoring is copying it back to `secrets/credentials.key`.
  */
 export function credentialKeyFiles(dataDir: string): string[] {
   const file = join(dataDir, 'secrets', CREDENTIALS_KEY_FILE)
   return existsSync(file) ? [file] : []
 }
 
-/**
- * A module's stored sealed values, as key rotation sees them: moved to the current key in chunks, and the key ids
- * still in use afterwards reported, so keys no value needs can be retired.
- */
-export interface SealedValueStore {
-  /** Re-encrypts every value not under the current key; values whose key is missing are counted, left as they are. */
-  reencryptAll(box: SecretBox): Promise<{ reencrypted: number; unreadable: number; keyIdsInUse: ReadonlySet<string> }>
+/** The key ids a keyring file holds, or null when it is not a keyring this version reads (for the backup's check). */
+export function keyIdsInKeyring(text: string): string[] | null {
+  const ring = readKeyring(text)
+  return ring ? [...ring.keys.keys()] : null
 }
