@@ -89,11 +89,6 @@ export function createModules(platform: Platform): Modules {
   const passwords = new Passwords(platform.passwordCost)
   const license = createLicenseModule(ctx)
   const tenant = createTenantModule(ctx, { license: license.service, secrets, passwords })
-  // One client per model provider for everything that calls a model.
-  const providers = new ModelProviders(config.llm)
-  const agents = createAgentsModule(ctx)
-  const tasks = createTasksModule(ctx, { providers, agents: agents.service })
-  const interactions = createInteractionsModule(ctx)
   // One sealed-secret keyring and one guarded client for everything that stores secrets or calls out.
   const secretBox = new SecretBox(secrets, { clock })
   const orgSettings = cachedOrgSettings(database.db)
@@ -104,6 +99,11 @@ export function createModules(platform: Platform): Modules {
     fetch: platform.outbound?.fetch,
     startTimer: platform.outbound?.startTimer,
   })
+  // One client per model provider for everything that calls a model, sending through the guarded client.
+  const providers = new ModelProviders(config.llm, outbound)
+  const agents = createAgentsModule(ctx)
+  const tasks = createTasksModule(ctx, { providers, agents: agents.service })
+  const interactions = createInteractionsModule(ctx)
   const applications = createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service })
   const skills = createSkillsModule(ctx, { applications: applications.skills })
   const workflows = createWorkflowsModule(ctx, { providers })
