@@ -31,6 +31,7 @@ import { createSettingsModule, type SettingsModule } from './settings/module.ts'
 import { createSkillsModule, type SkillsModule } from './skills/module.ts'
 import { createTasksModule, type TasksModule } from './tasks/module.ts'
 import { createTenantModule, type TenantModule } from './tenant/module.ts'
+import { createThreadsModule, type ThreadsModule } from './threads/module.ts'
 import { createUsersModule, type UsersModule } from './users/module.ts'
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/module.ts'
 
@@ -50,6 +51,7 @@ export interface Modules {
   readonly workflows: WorkflowsModule
   readonly organisation: OrganisationModule
   readonly tasks: TasksModule
+  readonly threads: ThreadsModule
   readonly applications: ApplicationsModule
   readonly insights: InsightsModule
   readonly mcp: McpModule
@@ -102,7 +104,8 @@ export function createModules(platform: Platform): Modules {
   // One client per model provider for everything that calls a model, sending through the guarded client.
   const providers = new ModelProviders(config.llm, outbound)
   const agents = createAgentsModule(ctx)
-  const tasks = createTasksModule(ctx, { providers, agents: agents.service })
+  const threads = createThreadsModule(ctx)
+  const tasks = createTasksModule(ctx, { providers, threads: threads.service, agents: agents.service })
   const interactions = createInteractionsModule(ctx)
   const applications = createApplicationsModule(ctx, { secretBox, outbound, interactions: interactions.service })
   const skills = createSkillsModule(ctx, { applications: applications.skills })
@@ -134,6 +137,7 @@ export function createModules(platform: Platform): Modules {
     workflows,
     organisation: createOrganisationModule(ctx, { secretBox, sealedStores: [applications.credentials] }),
     tasks,
+    threads,
     applications,
     insights: createInsightsModule(ctx),
     mcp,

@@ -5,6 +5,7 @@ import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
 import type { OauthTables } from './tables/oauth.ts'
 import type { TasksTables } from './tables/tasks.ts'
+import type { ThreadsTables } from './tables/threads.ts'
 import type { WorkflowsTables } from './tables/workflows.ts'
 
 /** The single row that says this instance is provisioned and for whom. */
@@ -74,4 +75,12 @@ export interface FoundationTables {
   licenses: LicensesTable
 }
 
-export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables, WorkflowsTables, ApplicationsTables, OauthTables {}
+export interface Database
+  extends FoundationTables,
+    InteractionsTables,
+    AgentsTables,
+    TasksTables,
+    ThreadsTables,
+    WorkflowsTables,
+    ApplicationsTables,
+    OauthTables {}
