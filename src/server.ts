@@ -72,6 +72,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.workflows,
   m.organisation,
   m.tasks,
+  m.threads,
   m.applications,
   m.insights,
   m.mcp,

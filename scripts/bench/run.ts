@@ -14,6 +14,7 @@ const BENCHES = [
   'insights.ts',
   'mcp.ts',
   'console.ts',
+  'outbound-stream.ts',
 ]
 
 const args = process.argv.slice(2)

@@ -14,6 +14,8 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../../src/config.ts'
+import { createOutboundClient } from '../../src/platform/outbound/outbound-client.ts'
+import { ThreadsService } from '../../src/modules/threads/index.ts'
 import { ModelProviders } from '../../src/llm/registry.ts'
 import { createTasksModule } from '../../src/modules/tasks/module.ts'
 import { authGuard } from '../../src/platform/auth/guard.ts'
@@ -123,7 +125,13 @@ function tasksModuleOver(database: DatabaseHandle, dataDir: string) {
     },
     licenseLapsed: () => false,
   })
-  return createTasksModule({ config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger) }, { providers: new ModelProviders(config.llm) })
+  return createTasksModule(
+    { config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger) },
+    {
+      providers: new ModelProviders(config.llm, createOutboundClient({ operatorAllow: [], adminAllow: async () => [] })),
+      threads: new ThreadsService({ db: database.db, clock: systemClock }),
+    },
+  )
 }
 
 const heapMiB = () => {

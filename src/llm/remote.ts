@@ -1,6 +1,8 @@
-// What the openai and anthropic providers share: one overall deadline, shutdown aborts, and SDK errors turned into sentences.
+// What the openai and anthropic providers share: the deadline (for the first event, then for each next one), shutdown
+// and caller aborts, and SDK errors turned into sentences.
 import type { LlmProviderName } from '../config.ts'
-import { isRetryableStatus, ProviderError, SHUTDOWN_REASON } from './provider.ts'
+import { OutboundError } from '../platform/outbound/errors.ts'
+import { isRetryableStatus, ProviderError, type ProviderErrorCode, SHUTDOWN_REASON } from './provider.ts'
 
 type ErrorClass = abstract new (...args: never[]) => Error
 
@@ -39,40 +41,89 @@ interface Failure {
   message: string
   retryable: boolean
   status?: number
+  code: ProviderErrorCode
+}
+
+/** The guarded client's own words for why a connection failed (`Destination not allowed`, `… (ECONNREFUSED)`). */
+function connectionReason(error: Error): string {
+  const cause = (error as Error & { cause?: unknown }).cause
+  if (cause instanceof OutboundError) return cause.reason && cause.code !== 'destination_not_allowed' ? `${cause.message} (${cause.reason})` : cause.message
+  return cause instanceof Error ? cause.message : error.message
 }
 
 /** The sentence a failure becomes, and whether the same call is worth another try (decided here, not from the text). */
 function describe(error: unknown, call: RemoteCall, deadline: AbortSignal, shutdown: AbortSignal | undefined): Failure {
   const { errors, label } = call
-  if (error instanceof ProviderError) return { message: error.message, retryable: error.retryable, status: error.status }
+  if (error instanceof ProviderError) return { message: error.message, retryable: error.retryable, status: error.status, code: error.code }
   // Shutdown first: the deadline may also have fired, but the server is going away, so there is nothing to retry on.
-  if (shutdown?.aborted) return { message: `Interrupted: ${SHUTDOWN_REASON}`, retryable: false }
+  if (shutdown?.aborted) {
+    // A plain abort() is the server's shutdown; a caller that aborts with its own Error gets its own words.
+    const own = shutdown.reason instanceof Error && shutdown.reason.name !== 'AbortError'
+    const reason = own ? (shutdown.reason as Error).message : SHUTDOWN_REASON
+    return { message: `Interrupted: ${reason}`, retryable: false, code: 'interrupted' }
+  }
   if (deadline.aborted || error instanceof errors.APIConnectionTimeoutError)
-    return { message: `The ${label} did not answer within ${seconds(call.timeoutMs)}`, retryable: true }
-  if (error instanceof errors.APIConnectionError) {
-    const cause = (error as Error & { cause?: unknown }).cause
-    const reason = cause instanceof Error ? cause.message : error.message
-    return { message: `Could not reach the ${label}: ${reason}`, retryable: true }
+    return { message: `The ${label} did not answer within ${seconds(call.timeoutMs)}`, retryable: true, code: 'timeout' }
+  if (error instanceof errors.APIConnectionError)
+    return { message: `Could not reach the ${label}: ${connectionReason(error)}`, retryable: true, code: 'unreachable' }
+  if (error instanceof OutboundError) {
+    if (error.code === 'timeout') return { message: `The ${label} did not answer within ${seconds(call.timeoutMs)}`, retryable: true, code: 'timeout' }
+    return { message: `The ${label} stopped answering: ${error.message}${error.reason ? ` (${error.reason})` : ''}`, retryable: true, code: 'unreachable' }
   }
   if (error instanceof errors.APIError) {
     const status = (error as Error & { status?: number }).status
-    if (status !== undefined) return { message: `The ${label} answered HTTP ${status}: ${serverDetail(error)}`, retryable: isRetryableStatus(status), status }
+    if (status !== undefined)
+      return { message: `The ${label} answered HTTP ${status}: ${serverDetail(error)}`, retryable: isRetryableStatus(status), status, code: 'http' }
+    // An error event inside a stream (no status): the provider's own words.
+    return { message: `The ${label} reported an error: ${serverDetail(error)}`, retryable: false, code: 'http' }
   }
   // Anything else is a bug or a malformed answer, which another try would not fix.
-  return { message: `The ${label} failed: ${error instanceof Error ? error.message : String(error)}`, retryable: false }
+  return { message: `The ${label} failed: ${error instanceof Error ? error.message : String(error)}`, retryable: false, code: 'bad_response' }
+}
+
+function providerError(error: unknown, call: RemoteCall, deadline: AbortSignal, shutdown: AbortSignal | undefined): ProviderError {
+  const { message, retryable, status, code } = describe(error, call, deadline, shutdown)
+  return new ProviderError(call.provider, call.apiKey ? message.replaceAll(call.apiKey, '[redacted]') : message, { retryable, status, code })
 }
 
 /**
- * Runs one provider call under an overall deadline (the client library's own retries happen inside it) and turns
- * any failure into a ProviderError with a readable message and an explicit `retryable` (and `status` when the server answered).
+ * Runs one streamed provider call: `open` sends the request (the client library's own retries happen inside it) and
+ * answers with the wire events, which `map` turns into ours. The deadline covers the wait for the first event, then is
+ * renewed by each event, so a long answer that keeps coming is never cut while a silent server is; shutdown and the
+ * caller's abort end it at once. Any failure, mid-stream too, is a ProviderError with a readable message.
  */
-export async function callRemote(call: RemoteCall, shutdown: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<string>): Promise<string> {
-  const deadline = AbortSignal.timeout(call.timeoutMs)
-  const signal = shutdown ? AbortSignal.any([shutdown, deadline]) : deadline
+export async function* streamRemote<Chunk, Event>(
+  call: RemoteCall,
+  abort: AbortSignal | undefined,
+  open: (signal: AbortSignal) => Promise<AsyncIterable<Chunk>>,
+  map: (chunks: AsyncIterable<Chunk>) => AsyncIterable<Event>,
+): AsyncGenerator<Event> {
+  const deadline = new AbortController()
+  let timer = setTimeout(() => deadline.abort(), call.timeoutMs)
+  const renew = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => deadline.abort(), call.timeoutMs)
+  }
+  const signal = abort ? AbortSignal.any([abort, deadline.signal]) : deadline.signal
+  async function* watched(chunks: AsyncIterable<Chunk>): AsyncGenerator<Chunk> {
+    for await (const chunk of chunks) {
+      renew()
+      yield chunk
+    }
+    // The client libraries end a stream quietly when its signal aborts: an aborted stream is a failure, not an answer,
+    // and it fails here, before the final events (usage, stop) that would make it look whole.
+    if (signal.aborted) throw signal.reason
+  }
+  // An iteration ended early by the caller aborts the call, so its connection does not stay open.
+  const stop = new AbortController()
+  const all = AbortSignal.any([signal, stop.signal])
   try {
-    return await run(signal)
+    const chunks = await open(all)
+    for await (const event of map(watched(chunks))) yield event
   } catch (error) {
-    const { message, retryable, status } = describe(error, call, deadline, shutdown)
-    throw new ProviderError(call.provider, call.apiKey ? message.replaceAll(call.apiKey, '[redacted]') : message, { retryable, status })
+    throw providerError(error, call, deadline.signal, abort)
+  } finally {
+    clearTimeout(timer)
+    stop.abort()
   }
 }

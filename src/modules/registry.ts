@@ -30,6 +30,7 @@ import { createSettingsModule, type SettingsModule } from './settings/module.ts'
 import { createSkillsModule, type SkillsModule } from './skills/module.ts'
 import { createTasksModule, type TasksModule } from './tasks/module.ts'
 import { createTenantModule, type TenantModule } from './tenant/module.ts'
+import { createThreadsModule, type ThreadsModule } from './threads/module.ts'
 import { createUsersModule, type UsersModule } from './users/module.ts'
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/module.ts'
 
@@ -49,6 +50,7 @@ export interface Modules {
   readonly workflows: WorkflowsModule
   readonly organisation: OrganisationModule
   readonly tasks: TasksModule
+  readonly threads: ThreadsModule
   readonly applications: ApplicationsModule
   readonly insights: InsightsModule
   readonly mcp: McpModule
@@ -88,11 +90,6 @@ export function createModules(platform: Platform): Modules {
   const passwords = new Passwords(platform.passwordCost)
   const license = createLicenseModule(ctx)
   const tenant = createTenantModule(ctx, { license: license.service, secrets, passwords })
-  // One client per model provider for everything that calls a model.
-  const providers = new ModelProviders(config.llm)
-  const agents = createAgentsModule(ctx)
-  const tasks = createTasksModule(ctx, { providers, agents: agents.service })
-  const interactions = createInteractionsModule(ctx)
   // One guarded client for everything that calls out, and one vault (one table, one keyring) for every sealed secret.
   const orgSettings = cachedOrgSettings(database.db)
   const outbound = createOutboundClient({
@@ -103,6 +100,12 @@ export function createModules(platform: Platform): Modules {
     startTimer: platform.outbound?.startTimer,
   })
   const vault = new SecretVault({ db: database.db, files: secrets, clock, fetch: outbound.fetch })
+  // One client per model provider for everything that calls a model, sending through the guarded client.
+  const providers = new ModelProviders(config.llm, outbound)
+  const agents = createAgentsModule(ctx)
+  const threads = createThreadsModule(ctx)
+  const tasks = createTasksModule(ctx, { providers, threads: threads.service, agents: agents.service })
+  const interactions = createInteractionsModule(ctx)
   const applications = createApplicationsModule(ctx, { secrets: vault, outbound, interactions: interactions.service })
   const skills = createSkillsModule(ctx, { applications: applications.skills })
   const workflows = createWorkflowsModule(ctx, { providers })
@@ -133,6 +136,7 @@ export function createModules(platform: Platform): Modules {
     workflows,
     organisation: createOrganisationModule(ctx, { secrets: vault }),
     tasks,
+    threads,
     applications,
     insights: createInsightsModule(ctx),
     mcp,

@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'bun:test'
 import { loadConfig, USAGE } from '../../src/config.ts'
 import { MockProvider } from '../../src/llm/mock.ts'
-import { ModelProviders } from '../../src/llm/registry.ts'
+import { ModelProviders, modelAllowEntries } from '../../src/llm/registry.ts'
+import { guardedOutbound } from './helpers.ts'
 
 describe('LLM settings in loadConfig', () => {
   test('defaults: the mock provider and model, nothing remote configured, a 60 s time-out', () => {
@@ -59,6 +60,7 @@ describe('ModelProviders', () => {
   test('mock is always there; remote providers only when configured; default models resolve per provider', () => {
     const providers = new ModelProviders(
       loadConfig([], { AGENTBOX_LLM_PROVIDER: 'anthropic', AGENTBOX_ANTHROPIC_API_KEY: 'k', AGENTBOX_LLM_MODEL: 'claude-x' }).llm,
+      guardedOutbound(),
     )
     expect(providers.configuredNames()).toEqual(['mock', 'anthropic'])
     expect(providers.isConfigured('openai')).toBe(false)
@@ -85,5 +87,17 @@ describe('mock provider', () => {
     expect(first.text).toBe(
       '[mock reply] This answer comes from the built-in mock model "mock", not a real one. Instructions: "Be brief.". Turn 2. You said: "two"',
     )
+  })
+})
+
+describe('the model base URLs the operator configured are allowed for model calls only', () => {
+  test('host:port entries from AGENTBOX_OPENAI_BASE_URL and AGENTBOX_ANTHROPIC_BASE_URL; none for the public defaults', () => {
+    const llm = loadConfig([], {
+      AGENTBOX_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      AGENTBOX_ANTHROPIC_BASE_URL: 'https://llm.internal',
+      AGENTBOX_ANTHROPIC_API_KEY: 'k',
+    }).llm
+    expect(modelAllowEntries(llm).map((entry) => entry.text)).toEqual(['127.0.0.1:11434', 'llm.internal:443'])
+    expect(modelAllowEntries(loadConfig([], { AGENTBOX_OPENAI_API_KEY: 'k' }).llm)).toEqual([])
   })
 })

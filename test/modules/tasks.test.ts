@@ -384,17 +384,27 @@ describe('threads', () => {
     expect(first.thread_id).not.toBe(second.thread_id)
     const thread = await t.request('GET', `/api/threads/${second.thread_id}`, { token: alice.token })
     expect(thread.status).toBe(200)
+    // Today's fields ({id, task_id, messages: [{role, content, created_at}]}) plus the thread module's.
+    const reply = '[mock reply] This answer comes from the built-in mock model "mock", not a real one. Turn 1. You said: "Summarise my day"'
     expect(thread.body).toEqual({
       id: second.thread_id,
+      owner_id: thread.body.owner_id,
+      title: task.name,
+      agent_name: null,
       task_id: task.id,
       created_at: NOW,
       updated_at: NOW,
       messages: [
-        { role: 'user', content: 'Summarise my day', created_at: NOW },
+        { id: expect.any(String), role: 'user', content: 'Summarise my day', created_at: NOW, tool_calls: null, tool_result: null, model: null, usage: null },
         {
+          id: expect.any(String),
           role: 'assistant',
-          content: '[mock reply] This answer comes from the built-in mock model "mock", not a real one. Turn 1. You said: "Summarise my day"',
+          content: reply,
           created_at: NOW,
+          tool_calls: null,
+          tool_result: null,
+          model: { provider: 'mock', model: 'mock' },
+          usage: { input_tokens: Math.ceil('Summarise my day'.length / 4), output_tokens: Math.ceil(reply.length / 4) },
         },
       ],
     })
@@ -424,15 +434,14 @@ describe('threads', () => {
     expect(bobs.status).toBe(422)
   })
 
-  test("a thread is its owner's only: anyone else, admins included, gets 404", async () => {
+  test("a thread is its owner's: another member gets 404 even for a public task's run; an admin may read it", async () => {
     const task = await create(alice.token, { visibility: 'public' })
     const run = (await t.request('POST', `/api/task/${task.id}/run`, { token: alice.token })).body
     await scheduler().idle()
-    for (const token of [bob.token, adminToken]) {
-      const res = await t.request('GET', `/api/threads/${run.thread_id}`, { token })
-      expect(res.status).toBe(404)
-      expect(res.body).toEqual({ detail: 'Thread not found' })
-    }
+    const res = await t.request('GET', `/api/threads/${run.thread_id}`, { token: bob.token })
+    expect(res.status).toBe(404)
+    expect(res.body).toEqual({ detail: 'Thread not found' })
+    expect((await t.request('GET', `/api/threads/${run.thread_id}`, { token: adminToken })).status).toBe(200)
     expect((await t.request('GET', '/api/threads/nope', { token: alice.token })).status).toBe(404)
   })
 })

@@ -1,6 +1,7 @@
 // The tasks capability as the server wires it: routes, the scheduler's lifetime, and its state for /api/health.
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
+import type { ThreadsService } from '../threads/index.ts'
 import type { SchedulerState } from '../health/service.ts'
 import { scheduleOf } from './records.ts'
 import { tasksRoutes } from './routes.ts'
@@ -13,6 +14,8 @@ export type { AgentDirectory } from './runs.ts'
 export interface TasksModuleDeps {
   /** The model providers every module shares (one client per provider). */
   readonly providers: ModelProviders
+  /** Where runs write their prompts and replies. */
+  readonly threads: ThreadsService
   /** The agents capability: checks agent_id on create/update and supplies live instructions to runs. */
   readonly agents?: AgentDirectory
 }
@@ -38,11 +41,11 @@ export interface TasksModule extends CapabilityModule<TasksService> {
 export function createTasksModule(ctx: ModuleContext, deps: TasksModuleDeps): TasksModule {
   const { clock, logger, database, guard, config } = ctx
   const db = database.db
-  const { providers } = deps
+  const { providers, threads } = deps
   const agents = deps.agents ?? null
-  const runner = new TaskRunner({ db, clock, logger, providers, agents })
+  const runner = new TaskRunner({ db, clock, logger, providers, threads, agents })
   const scheduler = new Scheduler(clock, logger, runner)
-  const service = new TasksService({ db, clock, providers, agents, scheduler, runner, minIntervalS: config.taskMinIntervalS })
+  const service = new TasksService({ db, clock, providers, threads, agents, scheduler, runner, minIntervalS: config.taskMinIntervalS })
 
   const module: TasksModule = {
     routes: tasksRoutes(guard, service),

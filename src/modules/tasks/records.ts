@@ -1,4 +1,4 @@
-// Rows to API records: the spec's Task (every field), runs and threads.
+// Rows to API records: the spec's Task (every field) and runs.
 import type {
   RunStatus,
   RunTrigger,
@@ -42,14 +42,6 @@ export interface RunRecord {
   started_at: string
   finished_at: string | null
   error: string | null
-}
-
-export interface ThreadRecord {
-  id: string
-  task_id: string | null
-  created_at: string
-  updated_at: string
-  messages: { role: 'user' | 'assistant'; content: string; created_at: string }[]
 }
 
 export const scheduleOf = (row: Pick<TasksTable, 'frequency' | 'schedule_hour' | 'schedule_day' | 'timezone' | 'cron'>): Schedule => ({

@@ -1,7 +1,7 @@
-// /api/task, /api/tasks and /api/threads (docs/api.md "Tasks"): scheduled tasks, their runs, and the threads runs write to.
+// /api/task and /api/tasks (docs/api.md "Tasks"): scheduled tasks and their runs; threads are the threads module's.
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
-import { CreateTaskBody, ListRunsQuery, ListTasksQuery, Run, Task, TaskIdParams, Thread, ThreadIdParams, UpdateTaskBody } from './schema.ts'
+import { CreateTaskBody, ListRunsQuery, ListTasksQuery, Run, Task, TaskIdParams, UpdateTaskBody } from './schema.ts'
 import type { TasksService } from './service.ts'
 
 export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
@@ -85,11 +85,5 @@ export function tasksRoutes(guard: AuthGuard, tasks: TasksService) {
       query: ListRunsQuery,
       response: { 200: t.Array(Run) },
       detail: { tags, summary: "List a task's runs, newest first" },
-    })
-    .get('/api/threads/:id', ({ principal, params }) => tasks.getThread(principal, params.id), {
-      auth: 'member',
-      params: ThreadIdParams,
-      response: { 200: Thread },
-      detail: { tags: ['threads'], summary: "A thread's messages (its owner only)" },
     })
 }

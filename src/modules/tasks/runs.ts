@@ -1,4 +1,5 @@
-// Executing a run: record it and its prompt in one transaction, ask the model, then record the reply or a readable error.
+// Executing a run: record it and its prompt in one transaction, ask the model, then record the reply (with the model
+// and its token usage) or a readable error. Threads are the threads module's: runs write through its service.
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
@@ -7,8 +8,9 @@ import type { RunTrigger, TasksTable } from '../../platform/db/tables/tasks.ts'
 import { newId } from '../../platform/ids.ts'
 import { errorFields, type Logger } from '../../platform/log.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
-import { ProviderError, SHUTDOWN_REASON, type ChatMessage } from '../../llm/provider.ts'
+import { ProviderError, SHUTDOWN_REASON, type ChatMessage, type ChatTurn } from '../../llm/provider.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
+import type { ThreadsService } from '../threads/index.ts'
 import { toRunRecord, type RunRecord } from './records.ts'
 import type { FireTrigger, SlotHandler } from './scheduler.ts'
 
@@ -24,6 +26,7 @@ export interface TaskRunnerOptions {
   clock: Clock
   logger: Logger
   providers: ModelProviders
+  threads: ThreadsService
   agents: AgentDirectory | null
   /** At most this many model calls at once; further runs wait their turn (already recorded as running). */
   maxConcurrentCalls?: number
@@ -106,28 +109,12 @@ export class TaskRunner implements SlotHandler {
         if (!task) return null
         if (slot !== null && (task.state !== 'enabled' || task.next_run !== isoTime(slot))) return null
 
-        let threadId: string | null = null
-        let history: ChatMessage[] = []
-        if (task.thread_policy === 'append' && task.thread_id) {
-          const thread = await trx.selectFrom('threads').select('id').where('id', '=', task.thread_id).executeTakeFirst()
-          if (thread) {
-            threadId = thread.id
-            const recent = await trx
-              .selectFrom('thread_messages')
-              .select(['role', 'content'])
-              .where('thread_id', '=', thread.id)
-              .orderBy('id', 'desc')
-              .limit(HISTORY_LIMIT)
-              .execute()
-            history = recent.reverse()
-          }
-        }
-        if (!threadId) {
-          threadId = newId()
-          await trx.insertInto('threads').values({ id: threadId, owner_id: task.creator_id, task_id: task.id, created_at: now, updated_at: now }).execute()
-        }
-        await trx.insertInto('thread_messages').values({ id: newId(), thread_id: threadId, role: 'user', content: task.prompt, created_at: now }).execute()
-        await trx.updateTable('threads').set({ updated_at: now }).where('id', '=', threadId).execute()
+        // An append task keeps its thread; one its owner deleted is replaced by a new one (and the task points there).
+        const { threads } = this.#o
+        const kept = task.thread_policy === 'append' && task.thread_id ? await threads.find(task.thread_id, trx) : null
+        const history = kept ? await threads.history(kept.id, HISTORY_LIMIT, trx) : []
+        const threadId = kept?.id ?? (await threads.create({ owner_id: task.creator_id, task_id: task.id, title: task.name }, trx)).id
+        await threads.append(threadId, [{ role: 'user', content: task.prompt }], trx)
 
         const run = {
           id: newId(),
@@ -166,7 +153,7 @@ export class TaskRunner implements SlotHandler {
 
   /** Asks the model and records the outcome. Never rejects: a failure of any kind becomes the run's `error`. */
   async execute({ run, task, history }: StartedRun): Promise<void> {
-    let reply: string | null = null
+    let reply: ChatTurn | null = null
     let error: string | null = null
     try {
       reply = await this.#ask(task, history)
@@ -184,7 +171,7 @@ export class TaskRunner implements SlotHandler {
     }
   }
 
-  async #ask(task: TasksTable, history: ChatMessage[]): Promise<string> {
+  async #ask(task: TasksTable, history: ChatMessage[]): Promise<ChatTurn> {
     const { providers, agents } = this.#o
     const providerName = task.chat_provider ?? providers.default.provider
     const model = task.chat_model ?? providers.default.model
@@ -198,21 +185,21 @@ export class TaskRunner implements SlotHandler {
     await this.#slots.acquire()
     try {
       if (this.#shutdown.signal.aborted) throw new RunProblem(`Interrupted: ${SHUTDOWN_REASON}`)
-      const { text } = await provider.complete({ model, system, messages: [...history, { role: 'user', content: task.prompt }], signal: this.#shutdown.signal })
-      return text
+      return await provider.complete({ model, system, messages: [...history, { role: 'user', content: task.prompt }], signal: this.#shutdown.signal })
     } finally {
       this.#slots.release()
     }
   }
 
-  async #finish(run: RunRecord, reply: string | null, error: string | null): Promise<void> {
-    const { db, clock } = this.#o
+  async #finish(run: RunRecord, reply: ChatTurn | null, error: string | null): Promise<void> {
+    const { db, clock, threads } = this.#o
     const now = isoTime(clock.now())
     const status = error === null ? ('succeeded' as const) : ('failed' as const)
     await db.transaction().execute(async (trx) => {
-      if (reply !== null) {
-        await trx.insertInto('thread_messages').values({ id: newId(), thread_id: run.thread_id, role: 'assistant', content: reply, created_at: now }).execute()
-        await trx.updateTable('threads').set({ updated_at: now }).where('id', '=', run.thread_id).execute()
+      // A thread deleted while the run was in flight stays deleted: the reply goes with it, the run still ends.
+      if (reply !== null && (await threads.find(run.thread_id, trx))) {
+        const model = { provider: reply.provider, model: reply.model }
+        await threads.append(run.thread_id, [{ role: 'assistant', content: reply.text, model, usage: reply.usage }], trx)
       }
       await trx.updateTable('task_runs').set({ status, finished_at: now, error }).where('id', '=', run.id).execute()
       // Runs of one task never overlap, so the run that ends is the task's latest.

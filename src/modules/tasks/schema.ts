@@ -1,4 +1,4 @@
-// Request and response schemas of tasks, runs and threads (docs/api.md "Tasks").
+// Request and response schemas of tasks and runs (docs/api.md "Tasks").
 import { t } from 'elysia'
 import { pagedList, pageQueryFields } from '../../platform/http/paging.ts'
 import { DateTime, DisplayName } from '../../platform/http/schema-pieces.ts'
@@ -81,16 +81,7 @@ export const Run = t.Object({
   error: t.Union([t.String(), t.Null()], { description: 'Why the run failed, in one sentence' }),
 })
 
-export const Thread = t.Object({
-  id: t.String(),
-  task_id: t.Union([t.String(), t.Null()]),
-  created_at: DateTime,
-  updated_at: DateTime,
-  messages: t.Array(t.Object({ role: t.Union([t.Literal('user'), t.Literal('assistant')]), content: t.String(), created_at: DateTime })),
-})
-
 export const TaskIdParams = t.Object({ task_id: t.String() })
-export const ThreadIdParams = t.Object({ id: t.String() })
 
 export const TASK_PAGING = pagedList(100)
 export const RUN_PAGING = pagedList(50)

@@ -1,4 +1,4 @@
-// Tasks: create, read, list, update, delete, run now and runs; threads. Who may see (creator, admins, public) and who may edit (creator, admins).
+// Tasks: create, read, list, update, delete, run now and runs (their threads are the threads module's). Who may see (creator, admins, public) and who may edit (creator, admins).
 import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
@@ -9,15 +9,15 @@ import type { TasksTable, TaskState } from '../../platform/db/tables/tasks.ts'
 import { conflict, forbidden, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
+import type { ThreadsService } from '../threads/index.ts'
 import { resolvePage, type Page } from '../../platform/http/paging.ts'
 import { type CreateTaskBody, RUN_PAGING, TASK_PAGING, type UpdateTaskBody } from './schema.ts'
-import { scheduleOf, toRunRecord, toTaskRecord, type RunRecord, type TaskRecord, type ThreadRecord } from './records.ts'
+import { scheduleOf, toRunRecord, toTaskRecord, type RunRecord, type TaskRecord } from './records.ts'
 import type { AgentDirectory, TaskRunner } from './runs.ts'
 import { checkSchedule, nextRunAt, type Schedule } from './schedule.ts'
 import type { Scheduler } from './scheduler.ts'
 
 export const TASK_NOT_FOUND = 'Task not found'
-export const THREAD_NOT_FOUND = 'Thread not found'
 export const NOT_TASK_OWNER = 'Only the creator of this task or an admin may change it'
 export const TASK_RUNNING = 'Task is already running'
 
@@ -31,6 +31,7 @@ export interface TasksServiceOptions {
   db: Kysely<Database>
   clock: Clock
   providers: ModelProviders
+  threads: ThreadsService
   agents: AgentDirectory | null
   scheduler: Scheduler
   runner: TaskRunner
@@ -97,8 +98,8 @@ export class TasksService {
     }
 
     if (input.thread_id && input.thread_id !== before?.thread_id) {
-      const thread = await this.#o.db.selectFrom('threads').select('id').where('id', '=', input.thread_id).where('owner_id', '=', creatorId).executeTakeFirst()
-      if (!thread)
+      const thread = await this.#o.threads.find(input.thread_id)
+      if (thread?.owner_id !== creatorId)
         issues.push({ loc: ['thread_id'], msg: "Unknown thread: it must be one of the task creator's threads", type: 'value_error', input: input.thread_id })
     }
     if (issues.length > 0) throw invalidInput(...issues)
@@ -254,19 +255,5 @@ export class TasksService {
       .offset(offset)
       .execute()
     return rows.map(toRunRecord)
-  }
-
-  /** Only the thread's owner (the task's creator) reads it; for anyone else it does not exist. */
-  async getThread(principal: Principal, id: string): Promise<ThreadRecord> {
-    const { db } = this.#o
-    const thread = await db
-      .selectFrom('threads')
-      .select(['id', 'task_id', 'created_at', 'updated_at'])
-      .where('id', '=', id)
-      .where('owner_id', '=', principal.userId)
-      .executeTakeFirst()
-    if (!thread) throw notFound(THREAD_NOT_FOUND)
-    const messages = await db.selectFrom('thread_messages').select(['role', 'content', 'created_at']).where('thread_id', '=', id).orderBy('id').execute()
-    return { ...thread, messages }
   }
 }

@@ -6,6 +6,7 @@ import type { InteractionsTables } from './tables/interactions.ts'
 import type { OauthTables } from './tables/oauth.ts'
 import type { SecretsTables } from './tables/secrets.ts'
 import type { TasksTables } from './tables/tasks.ts'
+import type { ThreadsTables } from './tables/threads.ts'
 import type { WorkflowsTables } from './tables/workflows.ts'
 
 /** The single row that says this instance is provisioned and for whom. */
@@ -80,6 +81,7 @@ export interface Database
     InteractionsTables,
     AgentsTables,
     TasksTables,
+    ThreadsTables,
     WorkflowsTables,
     ApplicationsTables,
     OauthTables,

@@ -6,10 +6,20 @@
  * - `destination_not_allowed`: the host resolves to an address the policy refuses and no allow-list entry opens
  *   it, or a redirect points somewhere refused (or not http(s)).
  * - `unreachable`: the name does not resolve, the connection fails (refused, reset, TLS), or the response breaks off.
- * - `timeout`: the whole call (every hop and the body) took longer than its time-out.
+ * - `timeout`: the whole call (every hop and the body) took longer than its time-out; for a streamed call also
+ *   the response headers or the next chunk of the body (reason `headers`, `idle` or `total`).
  * - `too_many_redirects`: more redirects than allowed (5 by default).
+ * - `response_too_large`: a streamed response passed its byte limit (announced by Content-Length, or mid-stream): the
+ *   stream fails with this error rather than ending early, so a cut-off body is never taken for a whole one.
  */
-export type OutboundErrorCode = 'invalid_url' | 'request_too_large' | 'destination_not_allowed' | 'unreachable' | 'timeout' | 'too_many_redirects'
+export type OutboundErrorCode =
+  | 'invalid_url'
+  | 'request_too_large'
+  | 'destination_not_allowed'
+  | 'unreachable'
+  | 'timeout'
+  | 'too_many_redirects'
+  | 'response_too_large'
 
 const MESSAGES: Record<OutboundErrorCode, string> = {
   invalid_url: 'Invalid URL',
@@ -18,6 +28,7 @@ const MESSAGES: Record<OutboundErrorCode, string> = {
   unreachable: 'Destination unreachable',
   timeout: 'Destination timed out',
   too_many_redirects: 'Too many redirects',
+  response_too_large: 'Response body too large',
 }
 
 /**

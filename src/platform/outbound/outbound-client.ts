@@ -4,9 +4,18 @@
 import { forbiddenReason, parseIpAddress } from './address-policy.ts'
 import { AllowList, parseAllowEntry, type AllowEntry } from './allow-list.ts'
 import { createSafeFetch, type FetchFunction, type Resolver, type SafeFetch, type StartTimer } from './safe-fetch.ts'
+import { createSafeStreamFetch, type SafeStreamFetch } from './stream-fetch.ts'
 
 export interface OutboundClient {
+  /** Buffered: the whole body in memory, read up to its limit (then `truncated`). */
   readonly fetch: SafeFetch
+  /** Streamed: the body as a stream that fails loudly past its limit; streamed uploads too. */
+  readonly stream: SafeStreamFetch
+  /**
+   * The same client with a few more destinations open, for this client only: the model providers get the base URLs
+   * the operator configured for them, without opening those hosts to applications or anything else.
+   */
+  withAllowed(entries: readonly AllowEntry[]): OutboundClient
   /** Null when `url` may be saved as a destination, else why not (a sentence). Names are judged when called. */
   checkSavedUrl(url: string): Promise<string | null>
 }
@@ -23,6 +32,10 @@ export interface OutboundClientOptions {
 const LOCALHOST = /(^|\.)localhost\.?$/i
 
 export function createOutboundClient(options: OutboundClientOptions): OutboundClient {
+  return clientWith(options, [])
+}
+
+function clientWith(options: OutboundClientOptions, extra: readonly AllowEntry[]): OutboundClient {
   // Parsed once per list the admin saved, not on every call.
   let parsed: { raw: readonly string[]; list: AllowList } | null = null
   const allowList = async (): Promise<AllowList> => {
@@ -36,12 +49,15 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
           // Checked when saved; an entry a newer rule refuses is ignored rather than failing every call.
         }
       }
-      parsed = { raw, list: AllowList.of(options.operatorAllow, admin) }
+      parsed = { raw, list: AllowList.of(options.operatorAllow, extra, admin) }
     }
     return parsed.list
   }
+  const dependencies = { allow: allowList, resolve: options.resolve, fetch: options.fetch, startTimer: options.startTimer }
   return {
-    fetch: createSafeFetch({ allow: allowList, resolve: options.resolve, fetch: options.fetch, startTimer: options.startTimer }),
+    fetch: createSafeFetch(dependencies),
+    stream: createSafeStreamFetch(dependencies),
+    withAllowed: (entries) => clientWith(options, [...extra, ...entries]),
     async checkSavedUrl(raw) {
       let url: URL
       try {

@@ -32,12 +32,12 @@ export interface SafeFetchDependencies {
   readonly startTimer?: StartTimer
 }
 
-export interface OutboundRequest {
+/** What buffered and streamed calls take alike. */
+export interface OutboundRequestBase {
   /** Default GET. */
   readonly method?: string
   /** `Host`, `Content-Length` and hop-by-hop headers are ignored: the client sets them. */
   readonly headers?: HeadersInit
-  readonly body?: string | Uint8Array | null
   /**
    * Headers and query parameters the credential layer added (`X-API-Key`, `api_key`), dropped like
    * `Authorization`, `Cookie` and `Proxy-Authorization` as soon as a redirect leaves the origin.
@@ -46,14 +46,18 @@ export interface OutboundRequest {
   readonly secretQueryParams?: readonly string[]
   /** Default 5. */
   readonly maxRedirects?: number
+  /** The caller's own cancellation: the call rejects with its reason. */
+  readonly signal?: AbortSignal
+}
+
+export interface OutboundRequest extends OutboundRequestBase {
+  readonly body?: string | Uint8Array | null
   /** Default 1 MiB; a larger body is refused with `request_too_large` before anything is sent. */
   readonly maxRequestBytes?: number
   /** Default 5 MiB; the body is read up to this many bytes, then `truncated` is true and the rest is dropped. */
   readonly maxResponseBytes?: number
   /** For the whole call (every hop and the body). Default 30 s. */
   readonly timeoutMs?: number
-  /** The caller's own cancellation: the call rejects with its reason. */
-  readonly signal?: AbortSignal
 }
 
 export interface OutboundResponse {
@@ -96,8 +100,8 @@ const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'con
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ConnectionRefused', 'FailedToOpenSocket'])
 const LOOPBACK: readonly IpAddress[] = [parseIpAddress('127.0.0.1')!, parseIpAddress('::1')!]
 
-const systemResolver: Resolver = async (hostName) => (await lookup(hostName, { all: true, verbatim: true })).map((entry) => entry.address)
-const systemTimer: StartTimer = (ms, fire) => {
+export const systemResolver: Resolver = async (hostName) => (await lookup(hostName, { all: true, verbatim: true })).map((entry) => entry.address)
+export const systemTimer: StartTimer = (ms, fire) => {
   const timer = setTimeout(fire, ms)
   return () => clearTimeout(timer)
 }
@@ -118,12 +122,12 @@ function parseTarget(input: string | URL, base: URL | undefined, code: OutboundE
 
 const portOf = (url: URL): number => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80)
 const isLocalhostName = (host: string): boolean => /(^|\.)localhost$/.test(normalizeHostName(host))
-const errorCode = (error: unknown): string =>
+export const errorCode = (error: unknown): string =>
   (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : null) ??
   (error instanceof Error ? error.name : 'error')
 
 /** Rejects with the signal's reason as soon as it aborts, whatever the promise does. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason)
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason)
@@ -149,7 +153,7 @@ function encodeBody(body: string | Uint8Array | null | undefined, limit: number)
   return bytes
 }
 
-function outgoingHeaders(init: HeadersInit | undefined): Headers {
+export function outgoingHeaders(init: HeadersInit | undefined): Headers {
   const headers = new Headers(init)
   const listed = (headers.get('connection') ?? '').split(',').map((name) => name.trim())
   for (const name of [...listed.filter((name) => name !== ''), ...CLIENT_OWNED_HEADERS]) headers.delete(name)
@@ -185,10 +189,11 @@ async function checkedAddresses(url: URL, allow: AllowList, resolve: Resolver, s
   return addresses as readonly IpAddress[]
 }
 
-interface Hop {
+export interface Hop {
   readonly method: string
   readonly headers: Headers
-  readonly body: Uint8Array<ArrayBuffer> | null
+  /** Bytes are resent as they are on a 307/308; a stream goes once. */
+  readonly body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null
 }
 
 /** Step 4: the request to the checked address itself; the next address only when this one took no connection. */
@@ -206,7 +211,8 @@ async function sendPinned(fetchImpl: FetchFunction, url: URL, addresses: readonl
     try {
       return await fetchImpl(target.href, init)
     } catch (error) {
-      const last = index === addresses.length - 1
+      // A streamed body may be partly read already, so it is never offered to a second address.
+      const last = index === addresses.length - 1 || hop.body instanceof ReadableStream
       if (signal.aborted || last || !CONNECT_FAILURES.has(errorCode(error))) throw error
     }
   }
@@ -249,6 +255,58 @@ async function readCapped(response: Response, limit: number, signal: AbortSignal
 const becomesGet = (status: number, method: string): boolean =>
   (status === 303 && method !== 'GET' && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')
 
+/** What one call needs besides its request: the allow list read for it, the resolver and the fetch. */
+export interface HopContext {
+  readonly allow: AllowList
+  readonly resolve: Resolver
+  readonly fetch: FetchFunction
+}
+
+export interface Answered {
+  readonly response: Response
+  readonly url: URL
+  readonly redirects: number
+}
+
+/**
+ * Steps 1-5 for every hop: the first request and each redirect, checked, pinned, credentials dropped across origins.
+ * Answers with the first response that is not a followed redirect; its body is the caller's to read or cancel.
+ */
+export async function followHops(context: HopContext, input: string | URL, first: Hop, request: OutboundRequestBase, signal: AbortSignal): Promise<Answered> {
+  const maxRedirects = request.maxRedirects ?? OUTBOUND_LIMITS.maxRedirects
+  const secretHeaders = [...CREDENTIAL_HEADERS, ...(request.secretHeaders ?? [])]
+  let url = parseTarget(input, undefined, 'invalid_url')
+  let hop = first
+  for (let redirects = 0; ; redirects++) {
+    const addresses = await checkedAddresses(url, context.allow, context.resolve, signal)
+    const response = await sendPinned(context.fetch, url, addresses, hop, signal)
+    const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null
+    if (location === null) return { response, url, redirects }
+    response.body?.cancel().catch(() => {})
+    if (redirects === maxRedirects) throw new OutboundError('too_many_redirects')
+    const next = parseTarget(location, url, 'destination_not_allowed')
+    next.hash = ''
+    const headers = new Headers(hop.headers)
+    if (next.origin !== url.origin) {
+      // Dropped for good: a later hop back to the first origin was chosen by someone else.
+      for (const name of secretHeaders) headers.delete(name)
+      for (const name of request.secretQueryParams ?? []) if (next.searchParams.has(name)) next.searchParams.delete(name)
+    }
+    if (becomesGet(response.status, hop.method)) {
+      for (const name of BODY_HEADERS) headers.delete(name)
+      hop = { method: 'GET', headers, body: null }
+    } else {
+      // A streamed body was sent once and is gone: a 307/308 would need it again (fetch refuses the same way).
+      if (hop.body instanceof ReadableStream) throw new OutboundError('unreachable', 'redirect_needs_streamed_body')
+      hop = { ...hop, headers }
+    }
+    url = next
+  }
+}
+
+/** Resolves the allow list source for one call. */
+export const allowListOf = async (source: AllowListSource): Promise<AllowList> => (typeof source === 'function' ? await source() : source)
+
 /** Builds the guarded client; `allow` is read once per call, so an admin's change applies to the next call. */
 export function createSafeFetch(dependencies: SafeFetchDependencies): SafeFetch {
   const resolve = dependencies.resolve ?? systemResolver
@@ -256,16 +314,13 @@ export function createSafeFetch(dependencies: SafeFetchDependencies): SafeFetch 
   const startTimer = dependencies.startTimer ?? systemTimer
 
   return async function safeFetch(input, request = {}) {
-    const maxRedirects = request.maxRedirects ?? OUTBOUND_LIMITS.maxRedirects
     const maxResponseBytes = request.maxResponseBytes ?? OUTBOUND_LIMITS.maxResponseBytes
-    let url = parseTarget(input, undefined, 'invalid_url')
-    let hop: Hop = {
+    const first: Hop = {
       method: (request.method ?? 'GET').toUpperCase(),
       headers: outgoingHeaders(request.headers),
       body: encodeBody(request.body, request.maxRequestBytes ?? OUTBOUND_LIMITS.maxRequestBytes),
     }
-    const secretHeaders = [...CREDENTIAL_HEADERS, ...(request.secretHeaders ?? [])]
-    const allow = typeof dependencies.allow === 'function' ? await dependencies.allow() : dependencies.allow
+    const allow = await allowListOf(dependencies.allow)
 
     const callerSignal = request.signal
     if (callerSignal?.aborted) throw callerSignal.reason
@@ -275,40 +330,23 @@ export function createSafeFetch(dependencies: SafeFetchDependencies): SafeFetch 
     const onCallerAbort = () => controller.abort(callerSignal!.reason)
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
     try {
-      for (let redirects = 0; ; redirects++) {
-        const addresses = await checkedAddresses(url, allow, resolve, controller.signal)
-        const response = await sendPinned(fetchImpl, url, addresses, hop, controller.signal)
-        const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null
-        if (location === null) {
-          const { body, truncated } = await readCapped(response, maxResponseBytes, controller.signal)
-          return { status: response.status, headers: response.headers, body, truncated, url: url.href, redirects }
-        }
-        response.body?.cancel().catch(() => {})
-        if (redirects === maxRedirects) throw new OutboundError('too_many_redirects')
-        const next = parseTarget(location, url, 'destination_not_allowed')
-        next.hash = ''
-        const headers = new Headers(hop.headers)
-        if (next.origin !== url.origin) {
-          // Dropped for good: a later hop back to the first origin was chosen by someone else.
-          for (const name of secretHeaders) headers.delete(name)
-          for (const name of request.secretQueryParams ?? []) if (next.searchParams.has(name)) next.searchParams.delete(name)
-        }
-        if (becomesGet(response.status, hop.method)) {
-          for (const name of BODY_HEADERS) headers.delete(name)
-          hop = { method: 'GET', headers, body: null }
-        } else {
-          hop = { ...hop, headers }
-        }
-        url = next
-      }
+      const { response, url, redirects } = await followHops({ allow, resolve, fetch: fetchImpl }, input, first, request, controller.signal)
+      const { body, truncated } = await readCapped(response, maxResponseBytes, controller.signal)
+      return { status: response.status, headers: response.headers, body, truncated, url: url.href, redirects }
     } catch (error) {
-      if (callerSignal?.aborted) throw callerSignal.reason
-      if (error instanceof OutboundError) throw error
-      if (controller.signal.reason === timeout) throw timeout
-      throw new OutboundError('unreachable', errorCode(error))
+      throw outboundFailure(error, callerSignal, controller.signal, timeout)
     } finally {
       cancelTimer()
       callerSignal?.removeEventListener('abort', onCallerAbort)
     }
   }
+}
+
+/** What a failed call rejects with: the caller's own abort reason, an OutboundError as thrown, or one made from the cause. */
+export function outboundFailure(error: unknown, callerSignal: AbortSignal | undefined, signal: AbortSignal, timeout: OutboundError): unknown {
+  if (callerSignal?.aborted) return callerSignal.reason
+  if (error instanceof OutboundError) return error
+  if (signal.reason === timeout) return timeout
+  if (signal.reason instanceof OutboundError) return signal.reason
+  return new OutboundError('unreachable', errorCode(error))
 }

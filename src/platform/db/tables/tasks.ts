@@ -1,4 +1,4 @@
-// Tables of migration 0004_tasks: scheduled tasks, their runs, and the threads runs write to (issue 4).
+// Tables of migration 0004_tasks: scheduled tasks and their runs (issue 4); the threads runs write to are in threads.ts.
 
 export type TaskVisibility = 'private' | 'public'
 export type TaskState = 'enabled' | 'disabled'
@@ -55,26 +55,7 @@ export interface TaskRunsTable {
   error: string | null
 }
 
-export interface ThreadsTable {
-  id: string
-  /** The task creator's user id: only they read the thread. */
-  owner_id: string
-  task_id: string | null
-  created_at: string
-  updated_at: string
-}
-
-export interface ThreadMessagesTable {
-  id: string
-  thread_id: string
-  role: 'user' | 'assistant'
-  content: string
-  created_at: string
-}
-
 export interface TasksTables {
   tasks: TasksTable
   task_runs: TaskRunsTable
-  threads: ThreadsTable
-  thread_messages: ThreadMessagesTable
 }
