@@ -23,6 +23,7 @@ describe('GET /api/health', () => {
         database: { status: 'pass', latency_ms: expect.any(Number) },
         scheduler: { status: 'pass', jobs: 0 },
         disk: { status: 'pass', free_bytes: expect.any(Number) },
+        proxy: { status: 'pass', untrusted_forwarded_requests: 0, last_seen_at: null, detail: null },
       },
     })
     const text = JSON.stringify(res.body)

@@ -4,6 +4,7 @@ import type { AgentsTables } from './tables/agents.ts'
 import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
 import type { OauthTables } from './tables/oauth.ts'
+import type { SessionsTables } from './tables/sessions.ts'
 import type { TasksTables } from './tables/tasks.ts'
 import type { WorkflowsTables } from './tables/workflows.ts'
 
@@ -74,4 +75,12 @@ export interface FoundationTables {
   licenses: LicensesTable
 }
 
-export interface Database extends FoundationTables, InteractionsTables, AgentsTables, TasksTables, WorkflowsTables, ApplicationsTables, OauthTables {}
+export interface Database
+  extends FoundationTables,
+    InteractionsTables,
+    AgentsTables,
+    TasksTables,
+    WorkflowsTables,
+    ApplicationsTables,
+    OauthTables,
+    SessionsTables {}
