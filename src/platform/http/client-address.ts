@@ -136,7 +136,7 @@ export class ClientAddresses {
       const entry = forwardedEntry(forwardedFor.slice(comma + 1, end))
       if (!entry) break
       client = entry
-      end = comma < 0 ? 0 : comma
+      end = Math.max(comma, 0)
     }
     return formatIpAddress(client)
   }
