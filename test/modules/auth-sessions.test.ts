@@ -33,7 +33,7 @@ function cookiesOf(headers: Headers): Cookie[] {
 const cookieNamed = (headers: Headers, name: string) => cookiesOf(headers).find((cookie) => cookie.name === name)
 
 /** Signs in as the console does (its page's Origin): the access token and the two cookies' values. */
-async function consoleLogin(email = ADMIN.email, password = ADMIN.password, origin = ORIGIN) {
+async function consoleLogin(email: string = ADMIN.email, password: string = ADMIN.password, origin = ORIGIN) {
   const res = await t.request('POST', '/api/auth/login', { body: { email, password }, headers: { origin } })
   expect(res.status).toBe(200)
   return {
