@@ -69,7 +69,7 @@ describe('sign-in from the console', () => {
   })
 
   test('a sign-in without Origin (a script) or from another site gets no cookie and no session', async () => {
-    for (const headers of [{}, { origin: 'https://evil.example' }, { origin: 'null' }]) {
+    for (const headers of [{}, { origin: 'https://evil.example' }, { origin: 'null' }] as Record<string, string>[]) {
       const res = await t.request('POST', '/api/auth/login', { body: { email: ADMIN.email, password: ADMIN.password }, headers })
       expect(res.status).toBe(200)
       expect(res.headers.getSetCookie()).toEqual([])
