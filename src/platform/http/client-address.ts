@@ -94,20 +94,18 @@ export class ClientAddresses {
     this.#logger = logger
   }
 
-  get trustsProxies(): boolean {
-    return this.#trusted.length > 0
-  }
-
   #isTrusted(address: IpAddress | null): boolean {
     return address !== null && this.#trusted.some((network) => cidrContains(network, address))
   }
 
-  #peerTrusted(peer: { text: string; address: IpAddress | null }): boolean {
-    let trusted = this.#trustMemo.get(peer.text)
+  /** Memoised by the peer's text as the server reports it, so the common case (a few proxies) parses nothing. */
+  #peerTrusted(peerText: string | undefined): boolean {
+    if (peerText === undefined) return false
+    let trusted = this.#trustMemo.get(peerText)
     if (trusted === undefined) {
-      trusted = this.#isTrusted(peer.address)
+      trusted = this.#isTrusted(normalise(peerText).address)
       if (this.#trustMemo.size >= TRUST_MEMO_LIMIT) this.#trustMemo.clear()
-      this.#trustMemo.set(peer.text, trusted)
+      this.#trustMemo.set(peerText, trusted)
     }
     return trusted
   }
@@ -118,18 +116,28 @@ export class ClientAddresses {
   }
 
   /**
-   * The client of a request that carries X-Forwarded-For. From a trusted peer: walk the list from the right (the hop
-   * the proxy itself appended) past every trusted proxy; the first address that is not one is the client. If an entry
-   * cannot be read, the last hop that could is the client (the chain is broken there; never a value a client wrote).
-   * From any other peer: the peer, and the request is noted for health.
+   * For a request that carries X-Forwarded-For: decides at once whether the peer is a trusted proxy (noting it for
+   * health when it is not) and answers how to find the client when someone asks (only the sign-in throttle and the
+   * registration limit do). From a trusted peer the list is walked from the right (the hop the proxy itself appended)
+   * past every trusted proxy; the first address that is not one is the client. If an entry cannot be read, the last
+   * hop that could is the client (the chain is broken there; never a value a client wrote). From any other peer: the
+   * peer.
    */
-  ofForwarded(peerText: string | undefined, forwardedFor: string): string {
-    const peer = normalise(peerText)
-    if (!this.#peerTrusted(peer)) {
-      this.#noteUntrusted(peer.text)
-      return peer.text
+  forwarded(peerText: string | undefined, forwardedFor: string): () => string {
+    if (!this.#peerTrusted(peerText)) {
+      this.#noteUntrusted(peerText)
+      return () => normalise(peerText).text
     }
-    let client: IpAddress = peer.address!
+    return () => this.#walk(normalise(peerText).address!, forwardedFor)
+  }
+
+  /** forwarded(), answered at once. */
+  ofForwarded(peerText: string | undefined, forwardedFor: string): string {
+    return this.forwarded(peerText, forwardedFor)()
+  }
+
+  #walk(peer: IpAddress, forwardedFor: string): string {
+    let client = peer
     let end = forwardedFor.length
     for (let hops = 0; hops < MAX_HOPS && this.#isTrusted(client) && end > 0; hops++) {
       const comma = forwardedFor.lastIndexOf(',', end - 1)
@@ -141,12 +149,13 @@ export class ClientAddresses {
     return formatIpAddress(client)
   }
 
-  #noteUntrusted(peer: string): void {
+  #noteUntrusted(peerText: string | undefined): void {
     this.#untrustedRequests++
     this.#untrustedLastAt = this.#clock.now()
-    if (this.#logger && !this.#loggedPeers.has(peer) && this.#loggedPeers.size < LOGGED_PEERS_LIMIT) {
-      this.#loggedPeers.add(peer)
-      this.#logger.warn('X-Forwarded-For ignored: the peer is not in AGENTBOX_TRUSTED_PROXIES', { peer })
+    const key = peerText ?? UNKNOWN_ADDRESS
+    if (this.#logger && this.#loggedPeers.size < LOGGED_PEERS_LIMIT && !this.#loggedPeers.has(key)) {
+      this.#loggedPeers.add(key)
+      this.#logger.warn('X-Forwarded-For ignored: the peer is not in AGENTBOX_TRUSTED_PROXIES', { peer: normalise(peerText).text })
     }
   }
 

@@ -47,12 +47,10 @@ export function withRequestTracking(
     // With X-Forwarded-For the peer is read at once: whether it is a trusted proxy decides the client, and one that is
     // not is noticed for health. Without it the peer is read only if something asks.
     const forwardedFor = request.headers.get('x-forwarded-for')
-    let clientAddress: () => string
-    if (forwardedFor === null) clientAddress = () => addresses.ofPeer(server?.requestIP(received)?.address)
-    else {
-      const client = addresses.ofForwarded(server?.requestIP(received)?.address, forwardedFor)
-      clientAddress = () => client
-    }
+    const clientAddress =
+      forwardedFor === null
+        ? () => addresses.ofPeer(server?.requestIP(received)?.address)
+        : addresses.forwarded(server?.requestIP(received)?.address, forwardedFor)
     const context = beginRequest(request, clientAddress)
     requestTraffic.begin()
     let response = await handle(request)
