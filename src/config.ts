@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
 import { LOG_LEVELS, type LogLevel } from './platform/log.ts'
 import { AllowEntryError, parseAllowList, type AllowEntry } from './platform/outbound/allow-list.ts'
+import type { Cidr } from './platform/outbound/address-policy.ts'
+import { parseTrustedProxies, TrustedProxyError } from './platform/http/client-address.ts'
 
 export type Command = 'serve' | 'version' | 'backup' | 'help'
 export type LicenseMode = 'production' | 'test'
@@ -58,6 +60,11 @@ export interface Config {
    * URLs it hands out (MCP URLs, OAuth issuer and resources). Null: the origin each request came to.
    */
   readonly publicUrl: string | null
+  /**
+   * AGENTBOX_TRUSTED_PROXIES: peers whose X-Forwarded-For names the client (reverse proxies, load balancers). Empty:
+   * the client is always the socket's peer.
+   */
+  readonly trustedProxies: readonly Cidr[]
 }
 
 export class ConfigError extends Error {}
@@ -78,6 +85,9 @@ Other settings: AGENTBOX_LOG_LEVEL (debug|info|warn|error), AGENTBOX_LICENSE_MOD
 AGENTBOX_SETUP_TOKEN, AGENTBOX_INTERACTION_RETENTION_DAYS (365).
 AGENTBOX_OUTBOUND_ALLOW: private destinations outbound calls may reach, comma-separated hosts, host:port and
 CIDRs (e.g. api.internal,10.1.0.0/16); loopback, private and link-local addresses are refused otherwise.
+AGENTBOX_PUBLIC_URL: the origin clients use (https://agentbox.example.com) when a proxy terminates TLS.
+AGENTBOX_TRUSTED_PROXIES: reverse proxies whose X-Forwarded-For names the client, comma-separated addresses or CIDRs
+(e.g. 127.0.0.1,10.0.0.0/8; none by default).
 Model providers: AGENTBOX_LLM_PROVIDER (mock|openai|anthropic; mock), AGENTBOX_LLM_MODEL (required unless mock),
 AGENTBOX_OPENAI_BASE_URL (an OpenAI-compatible server, e.g. http://localhost:11434/v1), AGENTBOX_OPENAI_API_KEY,
 AGENTBOX_ANTHROPIC_BASE_URL, AGENTBOX_ANTHROPIC_API_KEY, AGENTBOX_LLM_TIMEOUT_MS (60000).`
@@ -134,6 +144,15 @@ function loadLlmConfig(env: Readonly<Record<string, string | undefined>>): LlmCo
   const timeout = env.AGENTBOX_LLM_TIMEOUT_MS ?? '60000'
   if (!/^[1-9]\d*$/.test(timeout)) throw new ConfigError(`AGENTBOX_LLM_TIMEOUT_MS must be a whole number of milliseconds (1 or more), got "${timeout}"`)
   return Object.freeze({ provider, model, openai, anthropic, timeoutMs: Number(timeout) })
+}
+
+function loadTrustedProxies(text: string): readonly Cidr[] {
+  try {
+    return Object.freeze(parseTrustedProxies(text))
+  } catch (error) {
+    if (error instanceof TrustedProxyError) throw new ConfigError(`AGENTBOX_TRUSTED_PROXIES: ${error.message}`)
+    throw error
+  }
 }
 
 function loadOutboundAllow(text: string): readonly AllowEntry[] {
@@ -223,5 +242,6 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     outboundAllow: loadOutboundAllow(env.AGENTBOX_OUTBOUND_ALLOW ?? ''),
     taskMinIntervalS: Number(taskMinInterval),
     publicUrl,
+    trustedProxies: loadTrustedProxies(env.AGENTBOX_TRUSTED_PROXIES ?? ''),
   })
 }

@@ -11,6 +11,7 @@ import { allowedMethodsOf } from './platform/http/allowed-methods.ts'
 import { httpPlatform } from './platform/http/http-platform.ts'
 import { openApiRoutes } from './platform/http/openapi.ts'
 import { withRequestTracking, type FetchHandler } from './platform/http/request-tracking.ts'
+import { ClientAddresses } from './platform/http/client-address.ts'
 import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule } from './modules/module-context.ts'
@@ -156,6 +157,7 @@ async function bootOn(
 
   let closing = false
   const jobs = new JobRunner(logger)
+  const clientAddresses = new ClientAddresses(config.trustedProxies, clock, logger)
   const modules = createModules({
     config,
     clock,
@@ -163,6 +165,7 @@ async function bootOn(
     database,
     jobs,
     secrets,
+    clientAddresses,
     isReady: () => !closing,
     sleep: overrides.sleep ?? ((ms) => Bun.sleep(ms)),
     passwordCost: overrides.passwordCost,
@@ -172,7 +175,7 @@ async function bootOn(
   await startModules(inStartOrder(modules), jobs)
   const setupToken = modules.tenant.setupTokenAtBoot()
   const tenant = modules.tenant.service
-  const fetch = withRequestTracking((request) => app.handle(request), logger)
+  const fetch = withRequestTracking((request) => app.handle(request), logger, clientAddresses)
   let listener: ReturnType<typeof Bun.serve> | undefined
 
   return {

@@ -7,6 +7,7 @@ import type { Clock } from '../platform/clock.ts'
 import type { DatabaseHandle } from '../platform/db/database.ts'
 import type { JobRunner } from '../platform/jobs.ts'
 import type { Logger } from '../platform/log.ts'
+import type { ClientAddresses } from '../platform/http/client-address.ts'
 import type { CapabilityModule, ModuleContext } from './module-context.ts'
 import { SecretVault, type SecretStore } from '../platform/secrets/index.ts'
 import { cachedOrgSettings } from '../platform/org-settings.ts'
@@ -64,6 +65,8 @@ export interface Platform {
   readonly database: DatabaseHandle
   readonly jobs: JobRunner
   readonly secrets: SecretStore
+  /** Who each request's client is (trusted proxies), and whether untrusted peers send X-Forwarded-For (health). */
+  readonly clientAddresses: ClientAddresses
   /** False once shutdown has begun. */
   readonly isReady: () => boolean
   /** How the login throttle waits (tests record instead of sleeping). */
@@ -124,7 +127,13 @@ export function createModules(platform: Platform): Modules {
   return {
     license,
     tenant,
-    health: createHealthModule(ctx, { license: license.service, tenant: tenant.service, scheduler: () => tasks.schedulerState(), ready: platform.isReady }),
+    health: createHealthModule(ctx, {
+      license: license.service,
+      tenant: tenant.service,
+      scheduler: () => tasks.schedulerState(),
+      ready: platform.isReady,
+      forwarding: () => platform.clientAddresses.untrustedForwarding(),
+    }),
     console: createConsoleModule({ tenant: tenant.service }),
     auth: createAuthModule(ctx, { accessTokenKey: () => tenant.service.accessTokenKey, passwords, sleep: platform.sleep }),
     users: createUsersModule(ctx, { license: license.service, passwords }),

@@ -2,7 +2,11 @@
 
 const TOKEN_KEY = 'agentbox.access_token'
 
-/** sessionStorage: the token survives a reload but not the tab, and is never written to a cookie or localStorage. */
+/**
+ * sessionStorage: the access token survives a reload but not the tab, and is never written to a cookie or
+ * localStorage. A new tab gets its own from the console session's refresh cookie, which scripts cannot read
+ * (HttpOnly): see refreshAccessToken.
+ */
 export const session = {
   token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
   save: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
@@ -42,22 +46,62 @@ function toError(status: number, body: unknown): ApiError {
   return new ApiError(status, `The server answered ${status}`)
 }
 
-/** Called when a signed-in request gets 401: the session ended (expired, revoked, deactivated). */
+/** Called when a signed-in request gets 401 and the session cannot be refreshed: it ended (signed out, expired, revoked). */
 let onSessionEnded: () => void = () => {}
 export const whenSessionEnds = (fn: () => void) => void (onSessionEnded = fn)
+export const endSession = () => onSessionEnded()
 
-// biome-ignore lint/suspicious/noExplicitAny: callers name the response type; untyped calls read JSON as they need
-export async function api<T = any>(method: string, path: string, body?: unknown, bearer?: string): Promise<T> {
+let refreshing: Promise<string | null> | null = null
+
+/**
+ * A new access token for this tab from the console session (the HttpOnly refresh cookie the browser sends to
+ * /api/auth/refresh), saved in the tab's storage; null when there is no live session. One request at a time per tab.
+ */
+export function refreshAccessToken(): Promise<string | null> {
+  refreshing ??= (async () => {
+    try {
+      const res = await fetch('/api/auth/refresh', { method: 'POST', headers: { accept: 'application/json' } })
+      const body = res.ok ? ((await res.json()) as { access_token?: unknown }) : null
+      if (typeof body?.access_token !== 'string') return null
+      session.save(body.access_token)
+      return body.access_token
+    } catch {
+      return null
+    } finally {
+      refreshing = null
+    }
+  })()
+  return refreshing
+}
+
+/**
+ * Sends a request with the tab's token. A 401 on it (the access token expired or its session moved on) is retried once
+ * with a token refreshed from the session; if that fails too the session has ended.
+ */
+async function send(request: (token: string | null) => Promise<Response>, bearer: string | undefined): Promise<Response> {
   const token = bearer ?? session.token()
-  const headers: Record<string, string> = { accept: 'application/json' }
-  if (token) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers['content-type'] = 'application/json'
   let res: Response
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    res = await request(token)
+    if (res.status === 401 && bearer === undefined && token) {
+      const fresh = await refreshAccessToken()
+      if (fresh) res = await request(fresh)
+      if (res.status === 401) onSessionEnded()
+    }
   } catch {
     throw new ApiError(0, 'The server could not be reached')
   }
+  return res
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: callers name the response type; untyped calls read JSON as they need
+export async function api<T = any>(method: string, path: string, body?: unknown, bearer?: string): Promise<T> {
+  const res = await send((token) => {
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (token) headers.authorization = `Bearer ${token}`
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    return fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  }, bearer)
   const text = await res.text()
   let parsed: unknown = null
   try {
@@ -65,28 +109,19 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   } catch {
     parsed = null
   }
-  if (!res.ok) {
-    if (res.status === 401 && !bearer && token) onSessionEnded()
-    throw toError(res.status, parsed)
-  }
+  if (!res.ok) throw toError(res.status, parsed)
   return parsed as T
 }
 
 /** A multipart upload (API descriptions); errors as for api(). */
 // biome-ignore lint/suspicious/noExplicitAny: as for api()
 export async function upload<T = any>(path: string, form: FormData): Promise<T> {
-  const token = session.token()
-  let res: Response
-  try {
-    res = await fetch(path, { method: 'POST', headers: token ? { authorization: `Bearer ${token}`, accept: 'application/json' } : {}, body: form })
-  } catch {
-    throw new ApiError(0, 'The server could not be reached')
-  }
+  const res = await send(
+    (token) => fetch(path, { method: 'POST', headers: token ? { authorization: `Bearer ${token}`, accept: 'application/json' } : {}, body: form }),
+    undefined,
+  )
   const parsed = await res.json().catch(() => null)
-  if (!res.ok) {
-    if (res.status === 401 && token) onSessionEnded()
-    throw toError(res.status, parsed)
-  }
+  if (!res.ok) throw toError(res.status, parsed)
   return parsed as T
 }
 

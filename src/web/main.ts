@@ -18,7 +18,7 @@ import { TasksPage } from './pages/tasks.ts'
 import { UsagePage } from './pages/usage.ts'
 import { UsersPage } from './pages/users.ts'
 import { navigate, usePath } from './router.ts'
-import { loadSession, type Me, type UserSettings } from './session.ts'
+import { loadSession, restoreSession, signOut as endConsoleSession, type Me, type UserSettings } from './session.ts'
 import { Banner, h, Link, Loading } from './ui.ts'
 
 const PAGES = [
@@ -125,7 +125,8 @@ function App() {
     '/connected-clients': () => h(ConnectedClientsPage, null),
     '/audit': () => h(AuditPage, null),
   }[page.path]
-  return h(Frame, { me, path, signOut }, body())
+  const signOutHere = () => void endConsoleSession().finally(signOut)
+  return h(Frame, { me, path, signOut: signOutHere }, body())
 }
 
-render(h(App, null), document.getElementById('app')!)
+void restoreSession().finally(() => render(h(App, null), document.getElementById('app')!))

@@ -156,7 +156,9 @@ export async function startConsole(): Promise<ConsoleSession> {
       return { id: user.id, token }
     },
     async signIn(email = ADMIN.email, password = email === ADMIN.email ? ADMIN.password : 'a long enough password') {
+      // Signed out first: the tab's token and the console session's refresh cookie (which would sign the page back in).
       await page.evaluate(() => sessionStorage.clear()).catch(() => undefined)
+      await page.context().clearCookies({ name: 'agentbox_refresh' })
       await page.goto(`${base}/login`)
       await page.getByLabel('E-mail').fill(email)
       await page.getByLabel('Password').fill(password)

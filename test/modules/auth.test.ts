@@ -293,12 +293,12 @@ describe('POST /api/auth/password', () => {
     expect((await login('m@example.com', 'an even longer password')).status).toBe(200)
   })
 
-  test('a wrong current password is 400 and a short new one 422', async () => {
+  test('a wrong current password is 403 and a short new one 422', async () => {
     const wrong = await t.request('POST', '/api/auth/password', {
       token: adminToken,
       body: { current_password: 'nope', new_password: 'an even longer password' },
     })
-    expect(wrong.status).toBe(400)
+    expect(wrong.status).toBe(403)
     expect(wrong.body).toEqual({ detail: 'Current password is incorrect' })
     const short = await t.request('POST', '/api/auth/password', { token: adminToken, body: { current_password: ADMIN.password, new_password: 'short' } })
     expect(short.status).toBe(422)

@@ -23,6 +23,7 @@ describe('GET /api/health', () => {
         database: { status: 'pass', latency_ms: expect.any(Number) },
         scheduler: { status: 'pass', jobs: 0 },
         disk: { status: 'pass', free_bytes: expect.any(Number) },
+        proxy: { status: 'pass', untrusted_forwarded_requests: 0, last_seen_at: null, detail: null },
       },
     })
     const text = JSON.stringify(res.body)
@@ -92,5 +93,28 @@ describe('probe cache (issue 14, item 25)', () => {
     expect(res.status).toBe(503)
     expect(res.body.checks.database).toEqual({ status: 'fail', latency_ms: null })
     expect((await t.request('GET', '/api/health/ready')).status).toBe(503)
+  })
+})
+
+describe('the proxy check (issue 25, item 8)', () => {
+  test('warns, with a clear detail and without the addresses, when a request carried X-Forwarded-For from an untrusted peer', async () => {
+    t = await startTestServer({ env: { AGENTBOX_TRUSTED_PROXIES: '10.0.0.0/8' } })
+    await t.request('GET', '/api/health/live', { clientAddress: '10.1.1.1', headers: { 'x-forwarded-for': '203.0.113.1' } })
+    expect((await t.request('GET', '/api/health')).body.checks.proxy.status).toBe('pass')
+    await t.request('GET', '/api/health/live', { clientAddress: '192.0.2.7', headers: { 'x-forwarded-for': '203.0.113.1' } })
+    const res = await t.request('GET', '/api/health')
+    expect(res.status).toBe(200)
+    expect(res.body.status).toBe('warn')
+    expect(res.body.checks.proxy).toEqual({
+      status: 'warn',
+      untrusted_forwarded_requests: 1,
+      last_seen_at: new Date(t.clock.now()).toISOString(),
+      detail: expect.stringMatching(/not in AGENTBOX_TRUSTED_PROXIES/),
+    })
+    expect(JSON.stringify(res.body)).not.toMatch(/192\.0\.2\.7|203\.0\.113\.1/)
+    t.clock.advance(60 * 60 * 1000 - 1)
+    expect((await t.request('GET', '/api/health')).body.checks.proxy.status).toBe('warn')
+    t.clock.advance(1)
+    expect((await t.request('GET', '/api/health')).body).toMatchObject({ status: 'pass', checks: { proxy: { status: 'pass', detail: null } } })
   })
 })

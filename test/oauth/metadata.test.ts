@@ -41,9 +41,12 @@ describe('GET /.well-known/oauth-protected-resource/…', () => {
     expect(res.body).toEqual({ resource: ORIGIN, authorization_servers: [ORIGIN], scopes_supported: ['mcp'], bearer_methods_supported: ['header'] })
   })
 
-  test('the issuer follows the Host the request came to', async () => {
+  test('without AGENTBOX_PUBLIC_URL the issuer follows the Host the request came to, so no cache may keep the answer', async () => {
     const res = await t.server.fetch(new Request('http://agentbox.internal:8080/.well-known/oauth-protected-resource/agent/a/mcp'))
     expect(await res.json()).toMatchObject({ resource: 'http://agentbox.internal:8080/agent/a/mcp', authorization_servers: ['http://agentbox.internal:8080'] })
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server'])
+      expect((await t.request('GET', path)).headers.get('cache-control')).toBe('no-store')
   })
 })
 
@@ -99,4 +102,43 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(body.paths['/oauth/token'].post.requestBody.content)).toEqual(['application/x-www-form-urlencoded', 'application/json'])
     expect(body.paths['/oauth/token'].post.responses['400'].content['application/json'].schema.required).toEqual(['error'])
   })
+})
+
+describe('with AGENTBOX_PUBLIC_URL the issuer is fixed (issue 25, item 11; real sockets, any Host header)', () => {
+  const PUBLIC = 'https://agentbox.example.com'
+  let fixed: TestServer
+  let base: string
+  beforeAll(async () => {
+    fixed = await startTestServer({ env: { AGENTBOX_PUBLIC_URL: PUBLIC, AGENTBOX_PORT: '0', AGENTBOX_HOST: '127.0.0.1' } })
+    await fixed.provision()
+    base = `http://127.0.0.1:${fixed.server.start()}`
+  })
+  afterAll(() => fixed.close())
+
+  test.each(['evil.example', 'agentbox.example.com:444', '127.0.0.1'])(
+    'Host %s changes neither the issuer, the metadata nor resource_metadata',
+    async (host) => {
+      const headers = { host }
+      const as = await fetch(`${base}/.well-known/oauth-authorization-server`, { headers })
+      expect(await as.json()).toMatchObject({
+        issuer: PUBLIC,
+        authorization_endpoint: `${PUBLIC}/oauth/authorize`,
+        token_endpoint: `${PUBLIC}/oauth/token`,
+        registration_endpoint: `${PUBLIC}/oauth/register`,
+      })
+      const prm = await fetch(`${base}/.well-known/oauth-protected-resource/agent/a/mcp`, { headers })
+      expect(await prm.json()).toMatchObject({ resource: `${PUBLIC}/agent/a/mcp`, authorization_servers: [PUBLIC] })
+      const root = await fetch(`${base}/.well-known/oauth-protected-resource`, { headers })
+      expect(await root.json()).toMatchObject({ resource: PUBLIC, authorization_servers: [PUBLIC] })
+      const challenge = await fetch(`${base}/agent/a/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
+      expect(challenge.status).toBe(401)
+      expect(challenge.headers.get('www-authenticate')).toStartWith(`Bearer resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/agent/a/mcp"`)
+      // A fixed answer may be cached.
+      expect(as.headers.get('cache-control')).toBeNull()
+    },
+  )
 })

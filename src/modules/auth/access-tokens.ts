@@ -12,6 +12,8 @@ export interface AccessClaims {
   readonly iat: number
   readonly exp: number
   readonly jti: string
+  /** The console session (auth_sessions.id) the token was issued in: it is refused once that session ends. */
+  readonly sid?: string
 }
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
@@ -52,6 +54,7 @@ export function verifyAccessToken(secret: Buffer, token: string, nowMs: number):
     return null
   }
   if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number' || typeof claims.sv !== 'number') return null
+  if (claims.sid !== undefined && typeof claims.sid !== 'string') return null
   if (claims.exp * 1000 <= nowMs) return null
   return claims as AccessClaims
 }

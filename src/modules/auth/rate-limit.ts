@@ -2,7 +2,11 @@
 //  - one account from one address: 10 failures in 15 minutes → 429 with Retry-After;
 //  - one address across accounts: 100 failures in 15 minutes → 429;
 //  - one account across addresses: never locked, but once it has 10 failures in the window each further attempt
-//    waits min(2^(n-10) × 250 ms, 5 s) before the password is checked.
+//    waits min(2^(n-10) × 250 ms, 5 s) before the password is checked;
+//  - a known browser (one holding the device cookie of an earlier sign-in to that account) is judged by its own
+//    failures instead of its address's: 10 in 15 minutes, then it is treated like any other. A flood of failures from
+//    a shared address (an office, a proxy that is not trusted) cannot lock out someone who signed in there before.
+// "Address" is the client address (behind trusted proxies, the forwarded one), an IPv6 address counted by its /64.
 // An attempt is counted when it starts (before the slow verify), so parallel requests cannot all get through the
 // check before the first failure is recorded; a success takes its own attempt back.
 import type { Clock } from '../../platform/clock.ts'
@@ -67,16 +71,33 @@ export class LoginRateLimiter {
    * Checks the limits and, when the attempt may go ahead, counts it at once (synchronously: no other attempt can
    * pass the check in between). The caller reports a success through `succeeded()`; a failure needs nothing more.
    */
-  begin(email: string, address: string): LoginAttempt {
+  begin(email: string, address: string, device: string | null = null): LoginAttempt {
     const now = this.#clock.now()
-    const keys = [`pair:${JSON.stringify([address, email])}`, `addr:${address}`, `email:${email}`] as const
-    const [pair, addr, account] = keys.map((key) => this.#recent(key, now)) as [number[], number[], number[]]
+    const accountKey = `email:${email}`
+    const account = this.#recent(accountKey, now)
+    if (device !== null) {
+      const deviceKey = `device:${device}`
+      const known = this.#recent(deviceKey, now)
+      // Past its own limit a known browser is judged like any other (by its address), not locked on its own.
+      if (known.length < LOGIN_MAX_FAILURES) return this.#admit([deviceKey, accountKey], [known, account], now)
+    }
+    const pairKey = `pair:${JSON.stringify([address, email])}`
+    const addressKey = `addr:${address}`
+    const pair = this.#recent(pairKey, now)
+    const addr = this.#recent(addressKey, now)
     const wait = Math.max(this.#waitSeconds(pair, LOGIN_MAX_FAILURES, now), this.#waitSeconds(addr, LOGIN_MAX_FAILURES_PER_ADDRESS, now))
     if (wait > 0) return { allowed: false, retryAfterSeconds: wait }
+    return this.#admit([pairKey, addressKey, accountKey], [pair, addr, account], now)
+  }
 
-    const delayMs = accountDelayMs(account.length)
+  /**
+   * Counts the attempt under every key (the first is the one a success clears: the pair, or the known browser) and lets
+   * it go ahead after the account's delay.
+   */
+  #admit(keys: readonly string[], recent: readonly number[][], now: number): LoginAttempt {
+    const delayMs = accountDelayMs(recent.at(-1)!.length)
     for (const [index, key] of keys.entries()) {
-      const times = [pair, addr, account][index]!
+      const times = recent[index]!
       times.push(now)
       // Only the newest entries matter (every limit and the longest delay are reached well within them), so an
       // account attacked from many addresses costs a bounded amount per attempt, however long the attack.
@@ -97,7 +118,7 @@ export class LoginRateLimiter {
       succeeded: () => {
         if (settled) return
         settled = true
-        this.#failures.delete(keys[0])
+        this.#failures.delete(keys[0]!)
         for (const key of keys.slice(1)) {
           const times = this.#failures.get(key)
           const index = times?.lastIndexOf(now) ?? -1

@@ -1,4 +1,5 @@
 // The health capability as the server wires it: /api/health (database, scheduler, disk, licence), /live and /ready.
+import type { UntrustedForwarding } from '../../platform/http/client-address.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { VERSION } from '../../version.ts'
 import type { LicenseService } from '../license/service.ts'
@@ -13,6 +14,8 @@ export interface HealthModuleDeps {
   readonly scheduler: () => SchedulerState
   /** False once shutdown has begun: /ready answers 503 so load balancers stop sending traffic. */
   readonly ready: () => boolean
+  /** Requests that carried X-Forwarded-For from a peer that is not a trusted proxy, for checks.proxy. */
+  readonly forwarding: () => UntrustedForwarding
 }
 
 export type HealthModule = CapabilityModule<HealthService>
@@ -28,6 +31,7 @@ export function createHealthModule(ctx: ModuleContext, deps: HealthModuleDeps): 
     tenant: deps.tenant,
     scheduler: deps.scheduler,
     ready: deps.ready,
+    forwarding: deps.forwarding,
   })
   return { routes: healthRoutes(service), service }
 }

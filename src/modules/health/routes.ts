@@ -22,6 +22,18 @@ const HealthReport = t.Object({
     database: t.Object({ status: Check, latency_ms: t.Union([t.Number(), t.Null()]) }),
     scheduler: t.Object({ status: Check, jobs: Type.Integer() }),
     disk: t.Object({ status: Check, free_bytes: t.Union([t.Number(), t.Null()]) }),
+    proxy: t.Object(
+      {
+        status: t.Union([t.Literal('pass'), t.Literal('warn')]),
+        untrusted_forwarded_requests: Type.Integer({ minimum: 0 }),
+        last_seen_at: NullableDateTime,
+        detail: t.Union([t.String(), t.Null()]),
+      },
+      {
+        description:
+          'warn for an hour after a request carried X-Forwarded-For from a peer that is not in AGENTBOX_TRUSTED_PROXIES (the header is then ignored)',
+      },
+    ),
   }),
 })
 

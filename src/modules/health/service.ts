@@ -2,7 +2,8 @@
 import type { Database as Sqlite } from 'bun:sqlite'
 import { statfsSync } from 'node:fs'
 import type { LicenseMode } from '../../config.ts'
-import type { Clock } from '../../platform/clock.ts'
+import { isoTime, type Clock } from '../../platform/clock.ts'
+import type { UntrustedForwarding } from '../../platform/http/client-address.ts'
 import type { LicenseService } from '../license/service.ts'
 import type { TenantService } from '../tenant/service.ts'
 
@@ -23,8 +24,25 @@ export interface HealthReport {
     database: { status: CheckStatus; latency_ms: number | null }
     scheduler: SchedulerState
     disk: { status: CheckStatus; free_bytes: number | null }
+    proxy: ProxyCheck
   }
 }
+
+export interface ProxyCheck {
+  status: 'pass' | 'warn'
+  /** Requests since start that carried X-Forwarded-For from a peer not in AGENTBOX_TRUSTED_PROXIES. */
+  untrusted_forwarded_requests: number
+  last_seen_at: string | null
+  /** What to do about a warning; null when there is none. */
+  detail: string | null
+}
+
+/** The proxy check warns for this long after the last request that carried X-Forwarded-For from an untrusted peer. */
+export const UNTRUSTED_FORWARDING_WARN_MS = 60 * 60 * 1000
+const UNTRUSTED_FORWARDING_DETAIL =
+  'Requests carry X-Forwarded-For from a peer that is not in AGENTBOX_TRUSTED_PROXIES: the header is ignored, so every ' +
+  "client behind that proxy shares the proxy's address (and its sign-in limit). List the proxy's address in " +
+  'AGENTBOX_TRUSTED_PROXIES (the server log names it), or stop the header from reaching Agentbox.'
 
 export const LOW_DISK_BYTES = 1024 ** 3
 const DISK_CACHE_MS = 10_000
@@ -43,6 +61,8 @@ export interface HealthServiceOptions {
   readonly scheduler: () => SchedulerState
   /** True once the database is open and migrated (set by the server after boot). */
   readonly ready: () => boolean
+  /** Requests that carried X-Forwarded-For from an untrusted peer (platform/http/client-address.ts). */
+  readonly forwarding?: () => UntrustedForwarding
 }
 
 export class HealthService {
@@ -94,13 +114,26 @@ export class HealthService {
     return { status: free === null ? 'warn' : free < LOW_DISK_BYTES ? 'warn' : 'pass', free_bytes: free }
   }
 
+  /** Warns while requests with X-Forwarded-For from an untrusted peer came within the last hour. */
+  #proxyCheck(): ProxyCheck {
+    const { requests, lastSeenAt } = this.#o.forwarding?.() ?? { requests: 0, lastSeenAt: null }
+    const recent = lastSeenAt !== null && this.#o.clock.now() - lastSeenAt < UNTRUSTED_FORWARDING_WARN_MS
+    return {
+      status: recent ? 'warn' : 'pass',
+      untrusted_forwarded_requests: requests,
+      last_seen_at: lastSeenAt === null ? null : isoTime(lastSeenAt),
+      detail: recent ? UNTRUSTED_FORWARDING_DETAIL : null,
+    }
+  }
+
   report(): HealthReport {
     const { license, tenant } = this.#o
     const database = this.#o.ready() ? this.#probeDatabase() : { status: 'fail' as const, latency_ms: null }
     const scheduler = this.#o.scheduler()
     const disk = this.#probeDisk()
+    const proxy = this.#proxyCheck()
     const licenseState = license.state()
-    const statuses: CheckStatus[] = [database.status, scheduler.status, disk.status]
+    const statuses: CheckStatus[] = [database.status, scheduler.status, disk.status, proxy.status]
     if (licenseState !== null && (licenseState !== 'valid' || license.needsAttention())) statuses.push('warn')
     const status: CheckStatus = statuses.includes('fail') ? 'fail' : statuses.includes('warn') ? 'warn' : 'pass'
     return {
@@ -114,7 +147,7 @@ export class HealthService {
         expires_at: license.current?.expires_at ?? null,
         evaluation: license.isEvaluation(),
       },
-      checks: { database, scheduler, disk },
+      checks: { database, scheduler, disk, proxy },
     }
   }
 

@@ -1,8 +1,10 @@
-// OAuth clients: registered ones (RFC 7591, kept until the registration cap forces out abandoned ones) and client ID
-// metadata documents (an https URL as client_id, read through the guarded outbound client and cached for a while).
+// OAuth clients: registered ones (RFC 7591: anonymous, so limited per address and removed when never used within an
+// hour) and client ID metadata documents (an https URL as client_id, read through the guarded outbound client and
+// cached for a while).
 import type { Kysely } from 'kysely'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
+import { throttleKey } from '../../platform/http/client-address.ts'
 import type { OauthClientKind } from '../../platform/db/tables/oauth.ts'
 import { OutboundError } from '../../platform/outbound/errors.ts'
 import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
@@ -10,10 +12,15 @@ import { type ClientMetadata, isLoopbackHost, parseClientMetadata } from './clie
 import { OauthError } from './errors.ts'
 import { newClientId } from './tokens.ts'
 
-/** Registrations an anonymous caller can make before the oldest unused ones are dropped; bounds the table. */
+/** Registrations kept at most; bounds the table. Past it, registration answers 503 until unused ones expire. */
 export const MAX_REGISTERED_CLIENTS = 10_000
-/** A registration that never led to a grant is "abandoned" once this old, and may be dropped at the cap. */
-const ABANDONED_AFTER_MS = 24 * 3600 * 1000
+/** A registration that has no grant and no pending authorization request this long after it was made is removed. */
+export const UNUSED_REGISTRATION_TTL_MS = 3600 * 1000
+/** Anonymous registrations one client address (an IPv6 address's /64) may make in an hour; past it, 429. */
+export const REGISTRATIONS_PER_ADDRESS_PER_HOUR = 20
+const REGISTRATION_WINDOW_MS = 3600 * 1000
+/** Unused registrations removed per statement: each holds the writer a few milliseconds at most. */
+const PRUNE_BATCH = 1000
 /** A metadata document is read again after this long, so a client's change of redirect URIs applies soon. */
 export const METADATA_DOCUMENT_TTL_MS = 5 * 60 * 1000
 const METADATA_DOCUMENT_MAX_BYTES = 64 * 1024
@@ -60,15 +67,23 @@ export class OauthClients {
     private readonly outbound: OutboundClient,
   ) {}
 
-  async register(body: Record<string, unknown>): Promise<RegisteredClient> {
+  /**
+   * `clientAddress`: who asks (behind trusted proxies, the forwarded client). The per-address count, the room check and
+   * the insert run in one transaction, so parallel registrations from one address cannot all pass the count.
+   */
+  async register(body: Record<string, unknown>, clientAddress: string): Promise<RegisteredClient> {
     const metadata = parseClientMetadata(body)
-    await this.#makeRoom()
+    const from = throttleKey(clientAddress)
     const now = this.clock.now()
     const clientId = newClientId()
-    await this.db
-      .insertInto('oauth_clients')
-      .values({ client_id: clientId, kind: 'registered', ...this.#columns(metadata), created_at: isoTime(now), fetched_at: null })
-      .execute()
+    await this.db.transaction().execute(async (trx) => {
+      await this.#withinAddressLimit(trx, from, now)
+      await this.#makeRoom(trx, now)
+      await trx
+        .insertInto('oauth_clients')
+        .values({ client_id: clientId, kind: 'registered', ...this.#columns(metadata), created_at: isoTime(now), fetched_at: null, registered_from: from })
+        .execute()
+    })
     return {
       client_id: clientId,
       client_id_issued_at: Math.floor(now / 1000),
@@ -137,11 +152,36 @@ export class OauthClients {
     }
   }
 
-  /** At the cap, drops registrations older than a day that never led to a grant; still full → 503. */
-  async #makeRoom(): Promise<void> {
-    if ((await this.#registeredCount()) < MAX_REGISTERED_CLIENTS) return
-    const cutoff = isoTime(this.clock.now() - ABANDONED_AFTER_MS)
-    await this.db
+  /** 429 with Retry-After once `from` made REGISTRATIONS_PER_ADDRESS_PER_HOUR registrations in the last hour. */
+  async #withinAddressLimit(trx: Kysely<Database>, from: string, now: number): Promise<void> {
+    const recent = await trx
+      .selectFrom('oauth_clients')
+      .select('created_at')
+      .where('registered_from', '=', from)
+      .where('created_at', '>', isoTime(now - REGISTRATION_WINDOW_MS))
+      .orderBy('created_at', 'desc')
+      .limit(REGISTRATIONS_PER_ADDRESS_PER_HOUR)
+      .execute()
+    if (recent.length < REGISTRATIONS_PER_ADDRESS_PER_HOUR) return
+    const retryAfter = Math.max(1, Math.ceil((Date.parse(recent.at(-1)!.created_at) + REGISTRATION_WINDOW_MS - now) / 1000))
+    throw new OauthError('temporarily_unavailable', `Too many client registrations from this address; try again in ${retryAfter} seconds`, 429, {
+      'retry-after': String(retryAfter),
+      'access-control-expose-headers': 'retry-after',
+    })
+  }
+
+  /** At the cap, removes unused registrations over an hour old; still full → 503 (until the oldest unused one is an hour old). */
+  async #makeRoom(trx: Kysely<Database>, now: number): Promise<void> {
+    if ((await this.#registeredCount(trx)) < MAX_REGISTERED_CLIENTS) return
+    await this.#removeUnused(trx, now)
+    if ((await this.#registeredCount(trx)) >= MAX_REGISTERED_CLIENTS)
+      throw new OauthError('temporarily_unavailable', 'Too many clients are registered; try again later', 503)
+  }
+
+  /** Removes up to PRUNE_BATCH registrations over an hour old with no grant and no pending authorization request; answers how many. */
+  async #removeUnused(db: Kysely<Database>, now: number): Promise<number> {
+    const cutoff = isoTime(now - UNUSED_REGISTRATION_TTL_MS)
+    const result = await db
       .deleteFrom('oauth_clients')
       .where('client_id', 'in', (eb) =>
         eb
@@ -150,16 +190,33 @@ export class OauthClients {
           .where('c.kind', '=', 'registered')
           .where('c.created_at', '<', cutoff)
           .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_grants as g').select('g.id').whereRef('g.client_id', '=', 'c.client_id'))))
+          .where(({ not, exists, selectFrom }) =>
+            not(exists(selectFrom('oauth_requests as r').select('r.id').whereRef('r.client_id', '=', 'c.client_id').where('r.expires_at', '>', isoTime(now)))),
+          )
           .orderBy('c.created_at')
-          .limit(1000),
+          .limit(PRUNE_BATCH),
       )
-      .execute()
-    if ((await this.#registeredCount()) >= MAX_REGISTERED_CLIENTS)
-      throw new OauthError('temporarily_unavailable', 'Too many clients are registered; try again later', 503)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows)
   }
 
-  async #registeredCount(): Promise<number> {
-    const { count } = await this.db
+  /**
+   * Housekeeping (every 10 minutes and at the cap): removes every registration never used within an hour, a batch at a
+   * time with a turn of the event loop between batches, and forgets the address of registrations over an hour old.
+   */
+  async prune(): Promise<void> {
+    const now = this.clock.now()
+    while ((await this.#removeUnused(this.db, now)) === PRUNE_BATCH) await new Promise((resolve) => setImmediate(resolve))
+    await this.db
+      .updateTable('oauth_clients')
+      .set({ registered_from: null })
+      .where('registered_from', 'is not', null)
+      .where('created_at', '<=', isoTime(now - REGISTRATION_WINDOW_MS))
+      .execute()
+  }
+
+  async #registeredCount(db: Kysely<Database>): Promise<number> {
+    const { count } = await db
       .selectFrom('oauth_clients')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('kind', '=', 'registered')

@@ -22,8 +22,10 @@ export class OauthError extends Error {
   constructor(
     readonly error: OauthErrorCode,
     readonly description: string,
-    /** 400 unless the RFC says otherwise (401 invalid_client, 503 temporarily_unavailable). */
+    /** 400 unless the RFC says otherwise (401 invalid_client, 503 temporarily_unavailable, 429 too many registrations). */
     readonly status = 400,
+    /** Extra response headers (Retry-After on a 429). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(description)
     this.name = 'OauthError'

@@ -18,7 +18,9 @@ export type OauthModule = CapabilityModule<OauthService>
 
 export function createOauthModule(ctx: ModuleContext, deps: { outbound: OutboundClient }): OauthModule {
   const service = new OauthService(ctx.database.db, ctx.clock, deps.outbound)
-  const routes = new Elysia({ name: 'oauth' }).use(oauthRoutes(service, publicOrigin(ctx.config.publicUrl))).use(oauthApiRoutes(ctx.guard, service))
+  const routes = new Elysia({ name: 'oauth' })
+    .use(oauthRoutes(service, publicOrigin(ctx.config.publicUrl), ctx.config.publicUrl !== null))
+    .use(oauthApiRoutes(ctx.guard, service))
   return {
     routes,
     service,

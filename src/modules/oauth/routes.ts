@@ -4,6 +4,7 @@ import type { PublicOrigin } from '../../platform/http/public-origin.ts'
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import { toOpenApiSchema } from '../../platform/http/openapi-schema.ts'
+import { requestContext } from '../../platform/http/request-context.ts'
 import type { AuthorizeParams } from './authorization.ts'
 import { authorizeErrorPage } from './error-page.ts'
 import { OauthError } from './errors.ts'
@@ -45,7 +46,7 @@ async function oauthAnswer(work: () => Promise<unknown>, status = 200): Promise<
     const body = await work()
     return body === undefined ? new Response(null, { status, headers: { ...CORS, ...NO_STORE } }) : json(body, status, { ...CORS, ...NO_STORE })
   } catch (error) {
-    if (error instanceof OauthError) return json(error.toJSON(), error.status, { ...CORS, ...NO_STORE })
+    if (error instanceof OauthError) return json(error.toJSON(), error.status, { ...CORS, ...NO_STORE, ...error.headers })
     throw error
   }
 }
@@ -73,37 +74,56 @@ function authorizeParams(request: Request): AuthorizeParams {
   return params
 }
 
-/** `originOf`: the issuer, AGENTBOX_PUBLIC_URL or the origin the request came to (platform/http/public-origin.ts). */
-export function oauthRoutes(service: OauthService, originOf: PublicOrigin) {
+/**
+ * `originOf`: the issuer, AGENTBOX_PUBLIC_URL or the origin the request came to (platform/http/public-origin.ts).
+ * `fixedIssuer`: AGENTBOX_PUBLIC_URL is set. When it is not, the metadata names whatever Host the request carried, so
+ * no cache may keep one client's answer for another (`Cache-Control: no-store`).
+ */
+export function oauthRoutes(service: OauthService, originOf: PublicOrigin, fixedIssuer: boolean) {
   const tags = ['oauth']
+  const metadataHeaders = fixedIssuer ? CORS : { ...CORS, 'cache-control': 'no-store' }
   const metadata = (summary: string) => ({ response: { 200: ProtectedResourceMetadata }, detail: { tags, summary, security: [] } })
   const prm = ({ request }: { request: Request }) => {
     const url = new URL(request.url)
-    return json(protectedResourceMetadata(originOf(request), url.pathname.slice(PROTECTED_RESOURCE_METADATA_PATH.length)), 200, CORS)
+    return json(protectedResourceMetadata(originOf(request), url.pathname.slice(PROTECTED_RESOURCE_METADATA_PATH.length)), 200, metadataHeaders)
   }
   const routes = new Elysia({ name: 'oauth-routes' })
     .get(PROTECTED_RESOURCE_METADATA_PATH, prm, metadata('Protected-resource metadata of the instance (RFC 9728)'))
     .get(`${PROTECTED_RESOURCE_METADATA_PATH}/agent/:name/mcp`, prm, metadata("Protected-resource metadata of an agent's MCP endpoint (RFC 9728)"))
     .get(`${PROTECTED_RESOURCE_METADATA_PATH}/agent/:name/design/mcp`, prm, metadata("Protected-resource metadata of an agent's design MCP endpoint"))
     .get(`${PROTECTED_RESOURCE_METADATA_PATH}/app/:api_name/mcp`, prm, metadata("Protected-resource metadata of an application's MCP endpoint"))
-    .get('/.well-known/oauth-authorization-server', ({ request }) => json(authorizationServerMetadata(originOf(request)), 200, CORS), {
+    .get('/.well-known/oauth-authorization-server', ({ request }) => json(authorizationServerMetadata(originOf(request)), 200, metadataHeaders), {
       response: { 200: AuthorizationServerMetadata },
-      detail: { tags, summary: 'Authorization-server metadata (RFC 8414); the issuer is the origin the request came to', security: [] },
-    })
-    .post('/oauth/register', ({ request }) => oauthAnswer(async () => service.register(await readOauthBody(request, 'invalid_client_metadata', false)), 201), {
-      response: { 201: RegisteredClient },
       detail: {
         tags,
-        summary: 'Register a public client (RFC 7591 dynamic client registration)',
-        description: 'Anonymous. token_endpoint_auth_method is always none: clients use PKCE. Redirect URIs are matched exactly later.',
+        summary: 'Authorization-server metadata (RFC 8414); the issuer is AGENTBOX_PUBLIC_URL, else the origin the request came to (then not cacheable)',
         security: [],
-        requestBody: { required: true, content: { 'application/json': { schema: published(RegisterClientBody) } } },
-        responses: {
-          400: oauthError('invalid_redirect_uri or invalid_client_metadata'),
-          503: oauthError('temporarily_unavailable: the registration cap is reached'),
-        },
       },
     })
+    .post(
+      '/oauth/register',
+      ({ request }) =>
+        oauthAnswer(
+          async () => service.register(await readOauthBody(request, 'invalid_client_metadata', false), requestContext(request)?.clientAddress ?? 'unknown'),
+          201,
+        ),
+      {
+        response: { 201: RegisteredClient },
+        detail: {
+          tags,
+          summary: 'Register a public client (RFC 7591 dynamic client registration)',
+          description:
+            'Anonymous. token_endpoint_auth_method is always none: clients use PKCE. Redirect URIs are matched exactly later. At most 20 registrations per client address (IPv6: per /64) in an hour; a registration with no grant and no pending authorization an hour after it was made is removed.',
+          security: [],
+          requestBody: { required: true, content: { 'application/json': { schema: published(RegisterClientBody) } } },
+          responses: {
+            400: oauthError('invalid_redirect_uri or invalid_client_metadata'),
+            429: oauthError('temporarily_unavailable: too many registrations from this address in the last hour; Retry-After says when'),
+            503: oauthError('temporarily_unavailable: the registration cap is reached'),
+          },
+        },
+      },
+    )
     // A browser endpoint: its answers are redirects and an HTML page, so it is described in docs/api.md, not in the
     // JSON API's document.
     .get(

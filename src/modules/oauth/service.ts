@@ -23,9 +23,12 @@ export class OauthService {
     this.#grants = new Grants(db, clock)
   }
 
-  /** RFC 7591 dynamic registration; throws OauthError invalid_redirect_uri / invalid_client_metadata / temporarily_unavailable. */
-  register(body: Record<string, unknown>): Promise<RegisteredClient> {
-    return this.#clients.register(body)
+  /**
+   * RFC 7591 dynamic registration from `clientAddress`; throws OauthError invalid_redirect_uri / invalid_client_metadata /
+   * temporarily_unavailable (429 too many from this address, 503 at the cap).
+   */
+  register(body: Record<string, unknown>, clientAddress: string): Promise<RegisteredClient> {
+    return this.#clients.register(body, clientAddress)
   }
 
   /** `origin` is the issuer: the origin the request came to (the instance has no configured public URL). */
@@ -68,7 +71,9 @@ export class OauthService {
     return this.#grants.verifyAccessToken(token, resource)
   }
 
-  prune(): Promise<void> {
-    return this.#grants.prune()
+  /** Housekeeping: expired tokens, old requests and grants, and registrations never used within an hour. */
+  async prune(): Promise<void> {
+    await this.#grants.prune()
+    await this.#clients.prune()
   }
 }

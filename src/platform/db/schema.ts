@@ -5,6 +5,7 @@ import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
 import type { OauthTables } from './tables/oauth.ts'
 import type { SecretsTables } from './tables/secrets.ts'
+import type { SessionsTables } from './tables/sessions.ts'
 import type { TasksTables } from './tables/tasks.ts'
 import type { ThreadsTables } from './tables/threads.ts'
 import type { WorkflowsTables } from './tables/workflows.ts'
@@ -85,4 +86,5 @@ export interface Database
     WorkflowsTables,
     ApplicationsTables,
     OauthTables,
-    SecretsTables {}
+    SecretsTables,
+    SessionsTables {}

@@ -4,8 +4,10 @@ export interface RequestContext {
   readonly id: string
   readonly startedAt: number
   /**
-   * The socket's peer address ('unknown' when the request did not come through a server, as in tests). Looked up on
-   * first read: only the login throttle needs it, and asking the server costs ~1.3 µs a request.
+   * The client's address: the socket's peer, or behind a trusted proxy the client it forwarded for
+   * (client-address.ts); 'unknown' when the request did not come through a server, as in tests. Looked up on first
+   * read when the request carries no X-Forwarded-For: only the sign-in throttle and registration limit need it, and
+   * asking the server costs ~1.3 µs a request.
    */
   readonly clientAddress: string
   /** The body as parsed, before Elysia's normalisation reshapes it (a JSON array arrives as an object of undefineds). */
@@ -17,14 +19,14 @@ const contexts = new WeakMap<Request, RequestContext>()
 /** Ids we echo back: short and free of anything that could break a header or a log line. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export function beginRequest(request: Request, peerAddress: () => string | undefined = () => undefined): RequestContext {
+export function beginRequest(request: Request, clientAddress: () => string | undefined = () => undefined): RequestContext {
   const given = request.headers.get('x-request-id')
   let address: string | undefined
   const context: RequestContext = {
     id: given && ACCEPTABLE_ID.test(given) ? given : Bun.randomUUIDv7(),
     startedAt: performance.now(),
     get clientAddress() {
-      return (address ??= peerAddress() ?? 'unknown')
+      return (address ??= clientAddress() ?? 'unknown')
     },
   }
   contexts.set(request, context)

@@ -1,6 +1,8 @@
 // Wraps the app's fetch: gives each request its id and client address, echoes the id, writes the access log line.
 import type { Server } from 'bun'
 import type { Logger } from '../log.ts'
+import { systemClock } from '../clock.ts'
+import { ClientAddresses } from './client-address.ts'
 import { requestTraffic } from './traffic.ts'
 import { beginRequest } from './request-context.ts'
 
@@ -33,11 +35,23 @@ function routable(request: Request): Request {
  * headers (~2.5 µs a request, docs/benchmarks.md), and only here is the final status known for the access log,
  * whether the response came from a handler or from the error handler.
  */
-export function withRequestTracking(handle: (request: Request) => Response | Promise<Response>, logger: Logger): FetchHandler {
+export function withRequestTracking(
+  handle: (request: Request) => Response | Promise<Response>,
+  logger: Logger,
+  /** Who the client is (trusted proxies); by default every peer is the client and X-Forwarded-For is ignored. */
+  addresses: ClientAddresses = new ClientAddresses([], systemClock),
+): FetchHandler {
   const logRequests = logger.isEnabled('info')
   return async function serveRequest(received, server) {
     const request = routable(received)
-    const context = beginRequest(request, () => server?.requestIP(received)?.address)
+    // With X-Forwarded-For the peer is read at once: whether it is a trusted proxy decides the client, and one that is
+    // not is noticed for health. Without it the peer is read only if something asks.
+    const forwardedFor = request.headers.get('x-forwarded-for')
+    const clientAddress =
+      forwardedFor === null
+        ? () => addresses.ofPeer(server?.requestIP(received)?.address)
+        : addresses.forwarded(server?.requestIP(received)?.address, forwardedFor)
+    const context = beginRequest(request, clientAddress)
     requestTraffic.begin()
     let response = await handle(request)
     try {

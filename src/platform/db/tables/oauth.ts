@@ -19,6 +19,11 @@ export interface OauthClientsTable {
   created_at: string
   /** A metadata document's last successful read; it is read again once this is older than the cache time. */
   fetched_at: string | null
+  /**
+   * (0012) The address a registration came from (an IPv6 address's /64), for the per-address limit; null for metadata
+   * documents and once the registration is over an hour old.
+   */
+  registered_from: string | null
 }
 
 /** One GET /oauth/authorize that passed its checks, waiting for the signed-in user's decision; then its one-time code. */
