@@ -11,6 +11,7 @@ import * as m0008 from './0008_insights.ts'
 import * as m0009 from './0009_oauth.ts'
 import * as m0010 from './0010_application_skills.ts'
 import * as m0011 from './0011_insights_user_monthly_tools.ts'
+import * as m0013 from './0013_interaction_history.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -25,4 +26,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0009_oauth': m0009,
   '0010_application_skills': m0010,
   '0011_insights_user_monthly_tools': m0011,
+  '0013_interaction_history': m0013,
 })
