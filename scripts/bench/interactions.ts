@@ -1,9 +1,10 @@
 // Interactions benchmark: POST /api/interaction/record-mcp-tool against a bare Bun.serve + bun:sqlite insert of the same
-// row, and POST /api/interaction/summary over 1,000,000 interactions against the naive GROUP BY over the raw rows.
+// row, POST /api/interaction/summary over 1,000,000 interactions against the naive GROUP BY over the raw rows, and
+// GET /api/interactions (the history) over the same rows against the naive sorted scan (interaction-history.ts).
 //
 //   bun scripts/bench/interactions.ts [--rounds 3] [--duration 5] [--warmup 2] [--connections 50]
 //                                     [--rows 1000000] [--users 50] [--titles 20] [--reps 15] [--naive-reps 5]
-//                                     [--skip-record] [--skip-summary] [--json FILE]
+//                                     [--skip-record] [--skip-summary] [--skip-history] [--json FILE]
 //
 // Method (docs/benchmarks.md, "Common method"): servers pinned to CPU 0, the load generator and this script to CPU 1;
 // record configurations interleaved and rotated per round, fresh processes and data dirs per round, medians; every ratio
@@ -23,6 +24,7 @@ import { openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import type { Database } from '../../src/platform/db/schema.ts'
 import { queryPlan } from '../../src/platform/db/query-plan.ts'
+import { historyBench } from './interaction-history.ts'
 import { benchLicense, intOption } from './lib.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
@@ -30,6 +32,7 @@ const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery staple' }
 const MEMBER_PASSWORD = 'a member passphrase'
 const DAY_MS = 86_400_000
+const CLIENT_SOURCES = ['agentbox-copilot', 'claude-code', 'cursor', 'agentbox-api'] as const
 
 /** The record every load request sends: the spec's fields, about 330 bytes. */
 const RECORD_BODY = JSON.stringify({
@@ -134,6 +137,7 @@ async function main(): Promise<void> {
       'naive-reps': { type: 'string', default: '5' },
       'skip-record': { type: 'boolean', default: false },
       'skip-summary': { type: 'boolean', default: false },
+      'skip-history': { type: 'boolean', default: false },
       json: { type: 'string' },
     },
   })
@@ -498,7 +502,7 @@ async function main(): Promise<void> {
       db.run('PRAGMA synchronous = OFF')
       const insert = db.query(
         `INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, duration_seconds, conversation_id, client_source, user_input, arguments, result, created_at)
-         VALUES (?, ?, ?, ?, 'search', ?, 0.3, 'thread', 'agentbox-copilot', 'find it', '{"q":"x"}', '{"content":[]}', ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, 0.3, ?, ?, 'find it', '{"q":"x"}', '{"content":[]}', ?)`,
       )
       const chunk = 50_000
       for (let from = 0; from < ROWS; from += chunk) {
@@ -511,7 +515,11 @@ async function main(): Promise<void> {
               user,
               i % 5 === 0 ? 'api_action' : 'mcp_tool',
               `App ${String((i * 31 + (i >> 5)) % TITLES).padStart(2, '0')}`,
+              `tool_${String((i * 13 + (i >> 3)) % 200).padStart(3, '0')}`,
               i % 50 === 0 ? 1 : 0,
+              // The history's filters: conversations of a few calls (one user's), four client sources.
+              `thread-${user.slice(-6)}-${i >> 10}`,
+              CLIENT_SOURCES[(i >> 2) % CLIENT_SOURCES.length]!,
               new Date(at).toISOString(),
             )
           }
@@ -637,6 +645,18 @@ async function main(): Promise<void> {
     }
     clearInterval(sampler)
     const hwmAfter = procStatus(server.proc.pid, 'VmHWM')
+    const history = opts['skip-history']
+      ? null
+      : await historyBench({
+          base: server.base,
+          adminJwt: server.adminJwt,
+          adminId,
+          member: { id: member.id, jwt: memberJwt },
+          reader,
+          reps: REPS,
+          naiveReps: NAIVE_REPS,
+          check,
+        })
     samplesHwm.push(hwmBefore, hwmAfter)
     const adminYear = results.find((r) => r.config.key === 'admin-daily')!
     // The target is stated for a year of 1,000,000 rows; smaller runs only report the ratio.
@@ -683,6 +703,7 @@ async function main(): Promise<void> {
       `Plans — admin: ${adminPlan.join(' → ')}; member: ${memberPlan.join(' → ')}.`,
       '',
       `Retention: pruning the oldest day (${pruned.deleted.toLocaleString('en-US')} rows, ${USERS} users' index ranges, batches of 500) took ${fmt(pruneMs)} ms; rollup still equal to the row count.`,
+      ...(history ? ['', ...history.lines] : []),
     ]
     jsonOut.summary = {
       loadSeconds,
@@ -697,6 +718,7 @@ async function main(): Promise<void> {
       adminPlan,
       memberPlan,
       prune: { ...pruned, ms: pruneMs },
+      history: history?.json,
     }
     return lines
   }
