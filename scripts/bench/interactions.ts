@@ -352,12 +352,13 @@ async function main(): Promise<void> {
     return { rps: r.requests / r.seconds, requests: r.requests, p50: r.p50_ms, p99: r.p99_ms, bad: r.non2xx + r.errors }
   }
 
-  type RecordKey = 'bare' | 'agentbox' | 'agentbox-info' | 'agentbox-no-rollup'
+  type RecordKey = 'bare' | 'agentbox' | 'agentbox-info' | 'agentbox-no-rollup' | 'agentbox-no-history'
   const RECORD_CONFIGS: { key: RecordKey; label: string }[] = [
     { key: 'bare', label: 'bare `Bun.serve`: `request.json()` + one prepared INSERT (bun:sqlite), same table, indexes and pragmas, no rollup' },
     { key: 'agentbox', label: 'agentbox, JWT, log level warn' },
     { key: 'agentbox-info', label: 'agentbox, JWT, log level info (default: one access-log line per request)' },
     { key: 'agentbox-no-rollup', label: "agentbox, JWT, warn, rollup triggers dropped (the rollup's write cost)" },
+    { key: 'agentbox-no-history', label: "agentbox, JWT, warn, migration 0013's indexes undone (the history indexes' write cost)" },
   ]
   interface RecordSample extends LoadResult {
     round: number
@@ -399,7 +400,7 @@ async function main(): Promise<void> {
     const bareUrl = `http://127.0.0.1:${barePort}/api/interaction/record-mcp-tool`
     await waitFor(bareUrl, 10_000, { method: 'POST', body: RECORD_BODY })
 
-    for (const key of ['agentbox', 'agentbox-info', 'agentbox-no-rollup'] as const) {
+    for (const key of ['agentbox', 'agentbox-info', 'agentbox-no-rollup', 'agentbox-no-history'] as const) {
       const server = await startAgentbox(join(benchRoot, `r${round}-${key}`), key === 'agentbox-info' ? 'info' : 'warn')
       const dbPath = join(server.dir, 'data', 'agentbox.db')
       if (key === 'agentbox-no-rollup') {
@@ -407,6 +408,13 @@ async function main(): Promise<void> {
         const db = new Sqlite(dbPath)
         db.run('PRAGMA busy_timeout = 5000')
         for (const trigger of ['interactions_rollup_insert', 'interactions_rollup_delete']) db.run(`DROP TRIGGER ${trigger}`)
+        db.close()
+      }
+      if (key === 'agentbox-no-history') {
+        const db = new Sqlite(dbPath)
+        db.run('PRAGMA busy_timeout = 5000')
+        for (const index of ['interactions_time', 'interactions_conversation', 'interactions_user_time']) db.run(`DROP INDEX ${index}`)
+        db.run('CREATE INDEX interactions_user_time ON interactions (user_id, created_at, api_title)')
         db.close()
       }
       servers.set(key, { proc: server.proc, url: server.base + '/api/interaction/record-mcp-tool', auth: `Bearer ${server.adminJwt}`, dbPath })
@@ -433,7 +441,7 @@ async function main(): Promise<void> {
     for (const [key, s] of servers) {
       await stop(s.proc)
       const requests = recordSamples.get(key)!.at(-1)!.requests
-      checkStore(s.dbPath, `${key} r${round}`, requests, key === 'agentbox' || key === 'agentbox-info')
+      checkStore(s.dbPath, `${key} r${round}`, requests, key === 'agentbox' || key === 'agentbox-info' || key === 'agentbox-no-history')
     }
   }
 
@@ -456,17 +464,23 @@ async function main(): Promise<void> {
           `${fmt(median(list.map((s) => s.cpuShare * 100)))} | ${fmt(median(list.map((s) => s.p50)), 2)} | ${fmt(median(list.map((s) => s.p99)), 2)} | ${list.reduce((a, s) => a + s.bad, 0)} |`,
       )
     }
-    const withRollup = recordSamples.get('agentbox')!
-    const without = new Map(recordSamples.get('agentbox-no-rollup')!.map((s) => [s.round, s]))
-    const rollupCost = median(withRollup.map((s) => 1 - s.rps / (without.get(s.round)?.rps ?? NaN)))
-    const rollupCpu = median(
-      withRollup.map((s) => (1e6 * s.cpuShare) / s.rps - (1e6 * (without.get(s.round)?.cpuShare ?? NaN)) / (without.get(s.round)?.rps ?? NaN)),
-    )
+    const withAll = recordSamples.get('agentbox')!
+    /** What `key` (agentbox warn with one thing undone) saves, per round, median: the share of req/s and the server CPU µs per request. */
+    const costAgainst = (key: RecordKey) => {
+      const without = new Map(recordSamples.get(key)!.map((s) => [s.round, s]))
+      return {
+        share: median(withAll.map((s) => 1 - s.rps / (without.get(s.round)?.rps ?? NaN))),
+        cpuUs: median(withAll.map((s) => (1e6 * s.cpuShare) / s.rps - (1e6 * (without.get(s.round)?.cpuShare ?? NaN)) / (without.get(s.round)?.rps ?? NaN))),
+      }
+    }
+    const { share: rollupCost, cpuUs: rollupCpu } = costAgainst('agentbox-no-rollup')
+    const { share: historyCost, cpuUs: historyCpu } = costAgainst('agentbox-no-history')
     lines.push(
       '',
       `Rollup write cost (agentbox warn vs the same with the triggers dropped, per round, median): ${fmt(rollupCost * 100, 1)} % of req/s, ${fmt(rollupCpu, 1)} µs of server CPU per request.`,
+      `History indexes' write cost (agentbox warn vs the same with migration 0013 undone): ${fmt(historyCost * 100, 1)} % of req/s, ${fmt(historyCpu, 1)} µs of server CPU per request.`,
     )
-    jsonOut.record = { summary, samples: Object.fromEntries(recordSamples), rollupCost, rollupCpuUs: rollupCpu }
+    jsonOut.record = { summary, samples: Object.fromEntries(recordSamples), rollupCost, rollupCpuUs: rollupCpu, historyCost, historyCpuUs: historyCpu }
     return lines
   }
 
