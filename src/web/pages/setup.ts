@@ -37,7 +37,6 @@ export function SetupPage() {
   const submit = async (event: Event) => {
     event.preventDefault()
     setFormError('')
-    if (evaluation && !form.org_name.trim()) return setErrors({ org_name: "Enter your organisation's name" })
     if (form.admin_password !== form.confirm) return setErrors({ confirm: 'The two passwords differ' })
     setErrors({})
     setBusy(true)
@@ -45,7 +44,7 @@ export function SetupPage() {
       const body = {
         license_token: evaluation ? 'evaluation' : form.license_token.trim(),
         // A signed licence names the organisation itself; only an evaluation is named here.
-        ...(evaluation && { org_name: form.org_name.trim() }),
+        ...(evaluation && form.org_name.trim() && { org_name: form.org_name.trim() }),
         admin_email: form.admin_email,
         admin_name: form.admin_name,
         admin_password: form.admin_password,
@@ -117,12 +116,11 @@ export function SetupPage() {
         ? h(Field, {
             id: 'org_name',
             label: 'Organisation name',
-            hint: 'Shown on the Overview page; a licence applied later names it instead',
+            hint: 'Shown on the Overview page (empty: “Evaluation”); a licence applied later names it instead',
             value: form.org_name,
             onInput: set('org_name'),
             error: errors.org_name,
             autocomplete: 'organization',
-            required: true,
           })
         : h(Field, {
             id: 'license_token',
