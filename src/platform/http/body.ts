@@ -100,15 +100,14 @@ export function createBodyParser(limits: BodyLimits) {
     if (limits.ownBody?.test(new URL(request.url).pathname)) return UNREAD
     if (contentType.startsWith('multipart/form-data')) {
       const path = new URL(request.url).pathname
-      // Elysia would parse a form for any route, and its fields would reach a JSON route as strings: only uploads take one.
-      if (limits.acceptsMultipart && !limits.acceptsMultipart(request.method, path)) {
-        throw jsonInvalid('This endpoint takes a JSON body; multipart/form-data is for file uploads')
-      }
       // Elysia's multipart parser buffers what it is given, so an upload must say its size first (browsers always do).
       const declared = request.headers.get('content-length')
       if (declared === null) throw new HttpError(411, 'Length Required')
-      const limit = largeUploadLimit(limits, path) ?? limits.upload
+      // Elysia would parse a form for any route, and its fields would reach a JSON route as strings: only uploads take one.
+      const upload = limits.acceptsMultipart?.(request.method, path) ?? true
+      const limit = upload ? (largeUploadLimit(limits, path) ?? limits.upload) : limits.json
       if (Number(declared) > limit) throw new HttpError(413, TOO_LARGE)
+      if (!upload) throw jsonInvalid('This endpoint takes a JSON body; multipart/form-data is for file uploads')
       return undefined
     }
     const bytes = await readBodyLimited(request, limits.json)
