@@ -196,22 +196,32 @@ export class InteractionHistory {
     }
     const lower = window && walk.lower ? later(window, walk.lower) : (window ?? walk.lower)
     const positions = await matchingPositions(this.#db, { ...walk, lower }, limit + 1).execute()
-    const candidates = positions.slice(0, limit).map((p) => p.id)
+    const candidates = positions.slice(0, limit)
 
-    const rows = candidates.length === 0 ? [] : await rowsWithSizes(this.#db, candidates).execute()
+    const rows =
+      candidates.length === 0
+        ? []
+        : await rowsWithSizes(
+            this.#db,
+            candidates.map((p) => p.id),
+          ).execute()
     const byId = new Map(rows.map((row) => [row.id, row]))
     const page: Row[] = []
     let bytes = 0
-    for (const id of candidates) {
-      const row = byId.get(id)
-      if (!row) continue // pruned by retention between the two reads
-      if (page.length > 0 && bytes + payloadBytes(row) > this.#pageBytes) break
-      bytes += payloadBytes(row)
-      page.push(row)
+    let taken = 0
+    for (const candidate of candidates) {
+      // A row pruned by retention between the two reads is passed over like one given.
+      const row = byId.get(candidate.id)
+      if (row) {
+        if (page.length > 0 && bytes + payloadBytes(row) > this.#pageBytes) break
+        bytes += payloadBytes(row)
+        page.push(row)
+      }
+      taken++
     }
-    const last = page.at(-1)
-    const cutShort = page.length < candidates.length || positions.length > limit
-    const next: Position | null = cutShort && last ? [last.created_at, last.id] : window
+    const last = candidates[taken - 1]
+    const more = taken < candidates.length || positions.length > limit
+    const next: Position | null = more && last ? [last.created_at, last.id] : window
 
     const stored =
       page.length === 0
