@@ -76,7 +76,17 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
       expect(asMember.tops).toHaveLength(1)
       expect(asMember.overflow).toBeLessThanOrEqual(0)
       await s.shot('26-nav-1366-member')
+
+      // Narrower screens wrap the row instead of hiding links: on a phone every link is on the page, none off it.
+      await page.setViewportSize({ width: 375, height: 800 })
+      const phone = await page.evaluate(() =>
+        [...document.querySelectorAll('nav[aria-label="Main"] a')].map((a) => Math.round(a.getBoundingClientRect().right)),
+      )
+      expect(phone.every((right) => right <= 375)).toBe(true)
+      expect((await navGeometry(page)).pageOverflow).toBeLessThanOrEqual(0)
+      await s.shot('26-nav-phone')
     } finally {
+      await page.setViewportSize({ width: 1280, height: 800 })
       await s.signIn()
     }
   }, 30_000)
