@@ -8,6 +8,7 @@ import { systemClock, type Clock } from './platform/clock.ts'
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { allowedMethodsOf } from './platform/http/allowed-methods.ts'
+import { multipartRoutesOf } from './platform/http/multipart-routes.ts'
 import { httpPlatform } from './platform/http/http-platform.ts'
 import { openApiRoutes } from './platform/http/openapi.ts'
 import { withRequestTracking, type FetchHandler } from './platform/http/request-tracking.ts'
@@ -93,6 +94,7 @@ function buildApp(config: Config, logger: Logger, modules: Modules) {
           upload: config.uploadBodyLimit,
           largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT },
           ownBody: new RegExp(`${MCP_PATH.source}|${OAUTH_OWN_BODY.source}`),
+          acceptsMultipart: multipartRoutesOf(() => app.routes),
         },
         allowedMethods: allowedMethodsOf(() => app.routes),
       }),

@@ -1,9 +1,10 @@
 // Interactions benchmark: POST /api/interaction/record-mcp-tool against a bare Bun.serve + bun:sqlite insert of the same
-// row, and POST /api/interaction/summary over 1,000,000 interactions against the naive GROUP BY over the raw rows.
+// row, POST /api/interaction/summary over 1,000,000 interactions against the naive GROUP BY over the raw rows, and
+// GET /api/interactions (the history) over the same rows against the naive sorted scan (interaction-history.ts).
 //
 //   bun scripts/bench/interactions.ts [--rounds 3] [--duration 5] [--warmup 2] [--connections 50]
 //                                     [--rows 1000000] [--users 50] [--titles 20] [--reps 15] [--naive-reps 5]
-//                                     [--skip-record] [--skip-summary] [--json FILE]
+//                                     [--skip-record] [--skip-summary] [--skip-history] [--json FILE]
 //
 // Method (docs/benchmarks.md, "Common method"): servers pinned to CPU 0, the load generator and this script to CPU 1;
 // record configurations interleaved and rotated per round, fresh processes and data dirs per round, medians; every ratio
@@ -23,6 +24,7 @@ import { openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import type { Database } from '../../src/platform/db/schema.ts'
 import { queryPlan } from '../../src/platform/db/query-plan.ts'
+import { historyBench } from './interaction-history.ts'
 import { benchLicense, intOption } from './lib.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
@@ -30,6 +32,7 @@ const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery staple' }
 const MEMBER_PASSWORD = 'a member passphrase'
 const DAY_MS = 86_400_000
+const CLIENT_SOURCES = ['agentbox-copilot', 'claude-code', 'cursor', 'agentbox-api'] as const
 
 /** The record every load request sends: the spec's fields, about 330 bytes. */
 const RECORD_BODY = JSON.stringify({
@@ -134,6 +137,7 @@ async function main(): Promise<void> {
       'naive-reps': { type: 'string', default: '5' },
       'skip-record': { type: 'boolean', default: false },
       'skip-summary': { type: 'boolean', default: false },
+      'skip-history': { type: 'boolean', default: false },
       json: { type: 'string' },
     },
   })
@@ -348,12 +352,13 @@ async function main(): Promise<void> {
     return { rps: r.requests / r.seconds, requests: r.requests, p50: r.p50_ms, p99: r.p99_ms, bad: r.non2xx + r.errors }
   }
 
-  type RecordKey = 'bare' | 'agentbox' | 'agentbox-info' | 'agentbox-no-rollup'
+  type RecordKey = 'bare' | 'agentbox' | 'agentbox-info' | 'agentbox-no-rollup' | 'agentbox-no-history'
   const RECORD_CONFIGS: { key: RecordKey; label: string }[] = [
     { key: 'bare', label: 'bare `Bun.serve`: `request.json()` + one prepared INSERT (bun:sqlite), same table, indexes and pragmas, no rollup' },
     { key: 'agentbox', label: 'agentbox, JWT, log level warn' },
     { key: 'agentbox-info', label: 'agentbox, JWT, log level info (default: one access-log line per request)' },
     { key: 'agentbox-no-rollup', label: "agentbox, JWT, warn, rollup triggers dropped (the rollup's write cost)" },
+    { key: 'agentbox-no-history', label: "agentbox, JWT, warn, migration 0013's indexes undone (the history indexes' write cost)" },
   ]
   interface RecordSample extends LoadResult {
     round: number
@@ -395,7 +400,7 @@ async function main(): Promise<void> {
     const bareUrl = `http://127.0.0.1:${barePort}/api/interaction/record-mcp-tool`
     await waitFor(bareUrl, 10_000, { method: 'POST', body: RECORD_BODY })
 
-    for (const key of ['agentbox', 'agentbox-info', 'agentbox-no-rollup'] as const) {
+    for (const key of ['agentbox', 'agentbox-info', 'agentbox-no-rollup', 'agentbox-no-history'] as const) {
       const server = await startAgentbox(join(benchRoot, `r${round}-${key}`), key === 'agentbox-info' ? 'info' : 'warn')
       const dbPath = join(server.dir, 'data', 'agentbox.db')
       if (key === 'agentbox-no-rollup') {
@@ -403,6 +408,13 @@ async function main(): Promise<void> {
         const db = new Sqlite(dbPath)
         db.run('PRAGMA busy_timeout = 5000')
         for (const trigger of ['interactions_rollup_insert', 'interactions_rollup_delete']) db.run(`DROP TRIGGER ${trigger}`)
+        db.close()
+      }
+      if (key === 'agentbox-no-history') {
+        const db = new Sqlite(dbPath)
+        db.run('PRAGMA busy_timeout = 5000')
+        for (const index of ['interactions_time', 'interactions_conversation', 'interactions_user_time']) db.run(`DROP INDEX ${index}`)
+        db.run('CREATE INDEX interactions_user_time ON interactions (user_id, created_at, api_title)')
         db.close()
       }
       servers.set(key, { proc: server.proc, url: server.base + '/api/interaction/record-mcp-tool', auth: `Bearer ${server.adminJwt}`, dbPath })
@@ -429,7 +441,7 @@ async function main(): Promise<void> {
     for (const [key, s] of servers) {
       await stop(s.proc)
       const requests = recordSamples.get(key)!.at(-1)!.requests
-      checkStore(s.dbPath, `${key} r${round}`, requests, key === 'agentbox' || key === 'agentbox-info')
+      checkStore(s.dbPath, `${key} r${round}`, requests, key === 'agentbox' || key === 'agentbox-info' || key === 'agentbox-no-history')
     }
   }
 
@@ -452,17 +464,23 @@ async function main(): Promise<void> {
           `${fmt(median(list.map((s) => s.cpuShare * 100)))} | ${fmt(median(list.map((s) => s.p50)), 2)} | ${fmt(median(list.map((s) => s.p99)), 2)} | ${list.reduce((a, s) => a + s.bad, 0)} |`,
       )
     }
-    const withRollup = recordSamples.get('agentbox')!
-    const without = new Map(recordSamples.get('agentbox-no-rollup')!.map((s) => [s.round, s]))
-    const rollupCost = median(withRollup.map((s) => 1 - s.rps / (without.get(s.round)?.rps ?? NaN)))
-    const rollupCpu = median(
-      withRollup.map((s) => (1e6 * s.cpuShare) / s.rps - (1e6 * (without.get(s.round)?.cpuShare ?? NaN)) / (without.get(s.round)?.rps ?? NaN)),
-    )
+    const withAll = recordSamples.get('agentbox')!
+    /** What `key` (agentbox warn with one thing undone) saves, per round, median: the share of req/s and the server CPU µs per request. */
+    const costAgainst = (key: RecordKey) => {
+      const without = new Map(recordSamples.get(key)!.map((s) => [s.round, s]))
+      return {
+        share: median(withAll.map((s) => 1 - s.rps / (without.get(s.round)?.rps ?? NaN))),
+        cpuUs: median(withAll.map((s) => (1e6 * s.cpuShare) / s.rps - (1e6 * (without.get(s.round)?.cpuShare ?? NaN)) / (without.get(s.round)?.rps ?? NaN))),
+      }
+    }
+    const { share: rollupCost, cpuUs: rollupCpu } = costAgainst('agentbox-no-rollup')
+    const { share: historyCost, cpuUs: historyCpu } = costAgainst('agentbox-no-history')
     lines.push(
       '',
       `Rollup write cost (agentbox warn vs the same with the triggers dropped, per round, median): ${fmt(rollupCost * 100, 1)} % of req/s, ${fmt(rollupCpu, 1)} µs of server CPU per request.`,
+      `History indexes' write cost (agentbox warn vs the same with migration 0013 undone): ${fmt(historyCost * 100, 1)} % of req/s, ${fmt(historyCpu, 1)} µs of server CPU per request.`,
     )
-    jsonOut.record = { summary, samples: Object.fromEntries(recordSamples), rollupCost, rollupCpuUs: rollupCpu }
+    jsonOut.record = { summary, samples: Object.fromEntries(recordSamples), rollupCost, rollupCpuUs: rollupCpu, historyCost, historyCpuUs: historyCpu }
     return lines
   }
 
@@ -498,7 +516,7 @@ async function main(): Promise<void> {
       db.run('PRAGMA synchronous = OFF')
       const insert = db.query(
         `INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, duration_seconds, conversation_id, client_source, user_input, arguments, result, created_at)
-         VALUES (?, ?, ?, ?, 'search', ?, 0.3, 'thread', 'agentbox-copilot', 'find it', '{"q":"x"}', '{"content":[]}', ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, 0.3, ?, ?, 'find it', '{"q":"x"}', '{"content":[]}', ?)`,
       )
       const chunk = 50_000
       for (let from = 0; from < ROWS; from += chunk) {
@@ -511,7 +529,11 @@ async function main(): Promise<void> {
               user,
               i % 5 === 0 ? 'api_action' : 'mcp_tool',
               `App ${String((i * 31 + (i >> 5)) % TITLES).padStart(2, '0')}`,
+              `tool_${String((i * 13 + (i >> 3)) % 200).padStart(3, '0')}`,
               i % 50 === 0 ? 1 : 0,
+              // The history's filters: conversations of a few calls (one user's), four client sources.
+              `thread-${user.slice(-6)}-${i >> 10}`,
+              CLIENT_SOURCES[(i >> 2) % CLIENT_SOURCES.length]!,
               new Date(at).toISOString(),
             )
           }
@@ -637,6 +659,18 @@ async function main(): Promise<void> {
     }
     clearInterval(sampler)
     const hwmAfter = procStatus(server.proc.pid, 'VmHWM')
+    const history = opts['skip-history']
+      ? null
+      : await historyBench({
+          base: server.base,
+          adminJwt: server.adminJwt,
+          adminId,
+          member: { id: member.id, jwt: memberJwt },
+          reader,
+          reps: REPS,
+          naiveReps: NAIVE_REPS,
+          check,
+        })
     samplesHwm.push(hwmBefore, hwmAfter)
     const adminYear = results.find((r) => r.config.key === 'admin-daily')!
     // The target is stated for a year of 1,000,000 rows; smaller runs only report the ratio.
@@ -683,6 +717,7 @@ async function main(): Promise<void> {
       `Plans — admin: ${adminPlan.join(' → ')}; member: ${memberPlan.join(' → ')}.`,
       '',
       `Retention: pruning the oldest day (${pruned.deleted.toLocaleString('en-US')} rows, ${USERS} users' index ranges, batches of 500) took ${fmt(pruneMs)} ms; rollup still equal to the row count.`,
+      ...(history ? ['', ...history.lines] : []),
     ]
     jsonOut.summary = {
       loadSeconds,
@@ -697,6 +732,7 @@ async function main(): Promise<void> {
       adminPlan,
       memberPlan,
       prune: { ...pruned, ms: pruneMs },
+      history: history?.json,
     }
     return lines
   }

@@ -7,3 +7,11 @@ declare module 'swagger-ui-dist/swagger-ui.css' {
   const path: string
   export default path
 }
+declare module '*.svg' {
+  const path: string
+  export default path
+}
+declare module '*.ico' {
+  const path: string
+  export default path
+}

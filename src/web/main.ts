@@ -1,13 +1,15 @@
 // The console's entry: picks the page from the path, keeps the signed-in user, and draws the shared frame (nav, sign out).
-import { render, type ComponentChildren } from 'preact'
+import { type ComponentChildren, render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { session, whenSessionEnds } from './api.ts'
+import { Frame, pageOf } from './frame.ts'
 import { AgentsPage } from './pages/agents.ts'
 import { ApplicationsPage } from './pages/applications.ts'
 import { ApprovalsPage } from './pages/approvals.ts'
 import { AuditPage } from './pages/audit.ts'
 import { ConnectedClientsPage } from './pages/connected-clients.ts'
 import { ContextTypesPage } from './pages/context-types.ts'
+import { HistoryPage } from './pages/history.ts'
 import { InsightsPage } from './pages/insights.ts'
 import { LoginPage } from './pages/login.ts'
 import { OauthConsentPage } from './pages/oauth-consent.ts'
@@ -19,48 +21,7 @@ import { UsagePage } from './pages/usage.ts'
 import { UsersPage } from './pages/users.ts'
 import { navigate, usePath } from './router.ts'
 import { loadSession, restoreSession, signOut as endConsoleSession, type Me, type UserSettings } from './session.ts'
-import { Banner, h, Link, Loading } from './ui.ts'
-
-const PAGES = [
-  { path: '/overview', title: 'Overview', admin: false },
-  { path: '/users', title: 'Users', admin: true },
-  { path: '/agents', title: 'Agents', admin: false },
-  { path: '/tasks', title: 'Tasks', admin: false },
-  { path: '/context-types', title: 'Context types', admin: false },
-  { path: '/approvals', title: 'Approvals', admin: false },
-  { path: '/applications', title: 'Applications', admin: false },
-  { path: '/usage', title: 'Usage', admin: false },
-  { path: '/insights', title: 'Insights', admin: false },
-  { path: '/settings', title: 'Settings', admin: false },
-  { path: '/audit', title: 'Audit log', admin: true },
-  { path: '/connected-clients', title: 'Connected clients', admin: false },
-] as const
-
-function Frame({ me, path, children, signOut }: { me: Me; path: string; children?: ComponentChildren; signOut: () => void }) {
-  return h(
-    'div',
-    { class: 'frame' },
-    h('a', { class: 'skip', href: '#content' }, 'Skip to content'),
-    h(
-      'header',
-      null,
-      h('span', { class: 'brand' }, 'Agentbox'),
-      h(
-        'nav',
-        { 'aria-label': 'Main' },
-        h(
-          'ul',
-          null,
-          PAGES.filter((p) => !p.admin || me.role === 'admin').map((p) =>
-            h('li', { key: p.path }, h(Link, { to: p.path, current: path.startsWith(p.path) }, p.title)),
-          ),
-        ),
-      ),
-      h('div', { class: 'who' }, h('span', null, `${me.name} (${me.role})`), h('button', { type: 'button', onClick: signOut }, 'Sign out')),
-    ),
-    h('main', { id: 'content', tabIndex: -1 }, children),
-  )
-}
+import { Banner, h, Loading } from './ui.ts'
 
 /** The console's own path to return to after signing in: `?next=` on /login, else the page that asked for sign-in. */
 function afterSignIn(path: string): string {
@@ -89,7 +50,7 @@ function App() {
     if (signedIn && !user) void refresh()
   }, [signedIn, user])
   useEffect(() => {
-    if (path !== '/setup') document.title = `${PAGES.find((p) => path.startsWith(p.path))?.title ?? 'Sign in'} · Agentbox`
+    if (path !== '/setup') document.title = `${pageOf(path)?.title ?? 'Sign in'} · Agentbox`
   }, [path])
 
   if (path === '/setup') return h(SetupPage, null)
@@ -105,28 +66,29 @@ function App() {
   if (!user) return h('main', null, error ? h(Banner, { kind: 'error' }, error) : h(Loading, null))
   // A page of its own, without the console's navigation: the user is in the middle of connecting an application.
   if (path === '/oauth/consent') return h(OauthConsentPage, { me: user.me })
-  const page = PAGES.find((p) => path.startsWith(p.path))
+  const page = pageOf(path)
   if (!page) {
     navigate('/overview', true)
     return null
   }
   const { me } = user
-  const body = {
+  const bodies: Record<string, () => ComponentChildren> = {
     '/overview': () => h(OverviewPage, { me }),
     '/users': () => h(UsersPage, { me }),
     '/agents': () => h(AgentsPage, { me }),
     '/tasks': () => h(TasksPage, { me }),
     '/context-types': () => h(ContextTypesPage, { me }),
     '/approvals': () => h(ApprovalsPage, { me }),
+    '/history': () => h(HistoryPage, { me }),
     '/applications': () => h(ApplicationsPage, { me }),
     '/usage': () => h(UsagePage, null),
     '/insights': () => h(InsightsPage, { me }),
     '/settings': () => h(SettingsPage, { me, settings: user.settings, onSaved: refresh }),
     '/connected-clients': () => h(ConnectedClientsPage, null),
     '/audit': () => h(AuditPage, null),
-  }[page.path]
+  }
   const signOutHere = () => void endConsoleSession().finally(signOut)
-  return h(Frame, { me, path, signOut: signOutHere }, body())
+  return h(Frame, { me, path, signOut: signOutHere }, bodies[page.path]?.() ?? null)
 }
 
 void restoreSession().finally(() => render(h(App, null), document.getElementById('app')!))

@@ -1,4 +1,5 @@
-// Checks a response against the OpenAPI document the server publishes: its status is documented, its body matches the schema (issue 14, item 20).
+// Checks a response against the OpenAPI document the server publishes: its status is documented, its body matches the schema (issue 14, item 20);
+// and a request the server accepted against the operation's request body: its media type and fields (issue 26, item 3).
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 
@@ -122,6 +123,33 @@ export class ConformanceChecker {
     return problems
   }
 
+  /**
+   * What the document gets wrong about a request the server accepted (a 2xx): the operation must describe a body of the
+   * media type it was sent as (multipart/form-data, or JSON: the server reads every other body as JSON), and the body
+   * must fit that description. `body` is the JSON value sent, or the form for a multipart request.
+   */
+  requestProblems(method: string, pathname: string, request: { contentType: string | null; body: unknown }, status: number): string[] {
+    if (status < 200 || status > 299 || request.body === undefined || !CHECKED_METHODS.has(method)) return []
+    const path = matchPath(this.#templates, pathname)
+    const operation = path ? this.#document.paths[path][method.toLowerCase()] : undefined
+    const content = operation?.requestBody?.content as JsonObject | undefined
+    if (!content) return []
+    const multipart = (request.contentType ?? '').startsWith('multipart/form-data')
+    const mediaType = multipart ? 'multipart/form-data' : 'application/json'
+    const described = content[mediaType]
+    if (!described)
+      return [
+        `${method} ${path} accepted a ${mediaType} body, but the document describes it as ${Object.keys(content).join(', ')}: clients would send the wrong kind of body`,
+      ]
+    const pointer = `/paths/${escapePointer(path!)}/${method.toLowerCase()}/requestBody/content/${escapePointer(mediaType)}/schema`
+    if (multipart) return formProblems(this.#resolve(pointer), request.body as FormData)
+    const validate = this.#validator(pointer)
+    if (validate(request.body)) return []
+    return (validate.errors ?? []).map(
+      (error) => `request body${error.instancePath} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''} (the server accepted it)`,
+    )
+  }
+
   #methodNotAllowedProblems(path: string, response: { status: number; headers: Headers; text: string }): string[] {
     if (response.status !== 405) return [`a method ${path} does not document answered ${response.status}, not 405`]
     const problems: string[] = []
@@ -131,6 +159,21 @@ export class ConformanceChecker {
     if (response.text !== JSON.stringify({ detail: 'Method Not Allowed' })) problems.push(`405 body is ${response.text.slice(0, 200)}`)
     return problems
   }
+}
+
+/** A form the server accepted against its schema: required fields present; files where `format: binary` says so, text elsewhere. */
+function formProblems(schema: JsonObject, form: FormData): string[] {
+  const problems: string[] = []
+  const properties = (schema.properties ?? {}) as Record<string, JsonObject>
+  for (const name of (schema.required ?? []) as string[]) if (!form.has(name)) problems.push(`form field ${name} is required by the document but was not sent`)
+  for (const [name, value] of form.entries()) {
+    const property = properties[name]
+    if (!property) continue
+    const binary = property.format === 'binary' || property.items?.format === 'binary'
+    if (binary && typeof value === 'string') problems.push(`form field ${name} is a file in the document, but a text value was accepted`)
+    if (!binary && typeof value !== 'string') problems.push(`form field ${name} is not a file in the document, but a file was accepted`)
+  }
+  return problems
 }
 
 const checkers = new Map<string, ConformanceChecker>()

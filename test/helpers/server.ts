@@ -85,11 +85,33 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const passwordCost = { memoryCost: 1024, timeCost: 1 }
   let server = await createServer(config, { clock, logger: log, sleep, passwordCost, outbound: options.outbound })
   let checker: ConformanceChecker | undefined
-  const checkConformance = async (method: string, path: string, response: { status: number; headers: Headers; text: string }) => {
+  const checkConformance = async (
+    method: string,
+    path: string,
+    sent: { contentType: string | null; body: unknown },
+    response: { status: number; headers: Headers; text: string },
+  ) => {
     // app.handle, not fetch: the document is read without an access-log line, which some tests count.
     checker ??= conformanceChecker(await (await server.app.handle(new Request('http://localhost/api/openapi.json'))).text())
-    const problems = checker.problems(method.toUpperCase(), new URL(path, 'http://localhost').pathname, response)
+    const pathname = new URL(path, 'http://localhost').pathname
+    const problems = [
+      ...checker.problems(method.toUpperCase(), pathname, response),
+      ...checker.requestProblems(method.toUpperCase(), pathname, sent, response.status),
+    ]
     if (problems.length > 0) throw new ConformanceError(method, path, response.status, problems)
+  }
+  /** The body as the server read it, for the request check: the JSON value sent, or the form of a multipart body. */
+  const sentBody = async (opts: RequestOptions, contentType: string | null): Promise<unknown> => {
+    if (opts.rawBody === undefined) return opts.body
+    if (contentType?.startsWith('multipart/form-data') && !(opts.rawBody instanceof ReadableStream)) {
+      return new Response(opts.rawBody as BodyInit, { headers: { 'content-type': contentType } }).formData().catch(() => undefined)
+    }
+    if (typeof opts.rawBody !== 'string') return undefined
+    try {
+      return JSON.parse(opts.rawBody)
+    } catch {
+      return undefined
+    }
   }
 
   const request: TestServer['request'] = async (method, path, opts = {}) => {
@@ -107,7 +129,15 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
         : ({ requestIP: () => ({ address: opts.clientAddress, family: 'IPv4', port: 0 }) } as unknown as Parameters<AgentboxServer['fetch']>[1])
     const response = await server.fetch(new Request(`http://localhost${path}`, { method, headers, body, duplex: 'half' } as RequestInit), peer)
     const text = await response.text()
-    if (options.conformance ?? CONFORMANCE_ENABLED) await checkConformance(method, path, { status: response.status, headers: response.headers, text })
+    if (options.conformance ?? CONFORMANCE_ENABLED) {
+      const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? null
+      await checkConformance(
+        method,
+        path,
+        { contentType, body: await sentBody(opts, contentType) },
+        { status: response.status, headers: response.headers, text },
+      )
+    }
     let parsed: unknown = text
     try {
       parsed = text.length ? JSON.parse(text) : null

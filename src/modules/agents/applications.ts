@@ -1,4 +1,4 @@
-// The applications an agent uses (the draft's `applications` part, CONTRACT §14): each is served as tools on the
+// The applications an agent uses (the draft's `applications` part): each is served as tools on the
 // agent's MCP endpoints. Saving checks that every application exists, that the owner saving it may see it, and that
 // the operations named exist, so a typo is a 422 at save time rather than a tool that silently never appears.
 import type { Kysely } from 'kysely'

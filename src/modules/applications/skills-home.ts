@@ -1,4 +1,4 @@
-// An application's skills (MCP apps, CONTRACT §14): whoever sees the application reads them, its owner or an admin
+// An application's skills (those of an MCP app): whoever sees the application reads them, its owner or an admin
 // changes them. Stored as one JSON array per application; a write moves the applications revision, so MCP app
 // surfaces built from the old skills are dropped.
 import type { Kysely } from 'kysely'

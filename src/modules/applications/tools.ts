@@ -1,5 +1,5 @@
 // One tool per operation of the applications an agent uses (or of an MCP app): executed by the outbound call with the
-// caller's credentials, described by the operation's own input schema. Tool names follow CONTRACT §14: the operation
+// caller's credentials, described by the operation's own input schema. A tool is named after its operation: the operation
 // id when it is unique among the agent's applications, else `<api_name>__<operation_id>`, at most 64 characters.
 import { Type } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'

@@ -1,5 +1,8 @@
-// GET / and the console's own paths serve the single-page app; /console/app.{js,css} its assets. Never anything under /api.
+// GET / and the console's own paths serve the single-page app; /console/app.{js,css} its assets; /favicon.ico and
+// /favicon.svg its icon (embedded in the binary). Never anything under /api.
 import { Elysia } from 'elysia'
+import faviconIcoPath from '../../web/favicon.ico' with { type: 'file' }
+import faviconSvgPath from '../../web/favicon.svg' with { type: 'file' }
 import { CONSOLE_PAGE_HEADERS } from '../../platform/http/page-headers.ts'
 import type { TenantService } from '../tenant/service.ts'
 import { consoleAssets, type ConsoleAssets } from './assets.ts'
@@ -12,6 +15,7 @@ export const CONSOLE_PATHS = [
   '/agents',
   '/tasks',
   '/approvals',
+  '/history',
   '/applications',
   '/usage',
   '/insights',
@@ -42,6 +46,9 @@ async function page(): Promise<Response> {
   return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', ...NO_STORE, ...CONSOLE_PAGE_HEADERS } })
 }
 
+/** Not content-hashed like app.js: browsers ask for /favicon.ico by that name, so a day's cache lets a new icon show. */
+const icon = (path: string, type: string) => new Response(Bun.file(path), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } })
+
 const asset = (body: Uint8Array, type: string) =>
   new Response(body as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' } })
 
@@ -52,6 +59,9 @@ export function consoleRoutes(tenant: TenantService) {
     .get('/setup', () => (tenant.provisioned ? Response.redirect('/', 302) : page()), hidden)
     .get('/console/app.js', async () => asset((await consoleAssets()).js, 'text/javascript; charset=utf-8'), hidden)
     .get('/console/app.css', async () => asset((await consoleAssets()).css, 'text/css; charset=utf-8'), hidden)
+    // Served before setup too: the wizard's tab shows it, and a browser asks for /favicon.ico on every page it opens.
+    .get('/favicon.ico', () => icon(faviconIcoPath, 'image/x-icon'), hidden)
+    .get('/favicon.svg', () => icon(faviconSvgPath, 'image/svg+xml'), hidden)
   for (const path of CONSOLE_PATHS) {
     const serve = () => (tenant.provisioned ? page() : Response.redirect('/setup', 302))
     // Elysia registers on the instance itself; the returned (re-typed) instance is the same object.

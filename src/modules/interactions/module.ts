@@ -1,5 +1,6 @@
 // The interactions capability as the server wires it: routes, the retention job, and a last flush on shutdown.
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
+import { InteractionHistory } from './history.ts'
 import { pruneInteractions } from './retention.ts'
 import { interactionsRoutes } from './routes.ts'
 import { InteractionsService } from './service.ts'
@@ -24,7 +25,7 @@ export function createInteractionsModule(ctx: ModuleContext): InteractionsModule
   })
   const interactions = new InteractionsService(db, ctx.clock)
   return {
-    routes: interactionsRoutes(ctx.guard, interactions, new SummaryService(db, ctx.clock)),
+    routes: interactionsRoutes(ctx.guard, interactions, new SummaryService(db, ctx.clock), new InteractionHistory(db)),
     service: interactions,
     // Requests waiting on a group commit are in flight, so the drain already waited for them; this is the backstop.
     stop: () => interactions.flush(),

@@ -16,14 +16,14 @@ export const isEvaluationToken = (token: string) => token.trim().toLowerCase() =
 
 export const isEvaluation = (licence: { customer_id: string }) => licence.customer_id === EVALUATION_CUSTOMER
 
-/** The claims an evaluation starting now is stored with, like a signed licence's. */
-export function evaluationClaims(nowMs: number): LicenseClaims {
+/** The claims an evaluation starting now is stored with, like a signed licence's; `org` is what the setup wizard asked. */
+export function evaluationClaims(nowMs: number, org: string = EVALUATION_ORG): LicenseClaims {
   const now = Math.floor(nowMs / 1000)
   return {
     iss: 'agentbox-licensing',
     lic: `evaluation-${now}`,
     sub: EVALUATION_CUSTOMER,
-    org: EVALUATION_ORG,
+    org,
     seats: EVALUATION_SEATS,
     features: [],
     iat: now,

@@ -57,9 +57,21 @@ export class LicenseService {
     return verifyOrReject(token, this.#keyring, this.#clock.now())
   }
 
-  /** At setup: the signed licence's claims, or a 30-day evaluation's when the token says `evaluation`. */
-  claimsForSetup(token: string): LicenseClaims {
-    return isEvaluationToken(token) ? evaluationClaims(this.#clock.now()) : this.verify(token)
+  /**
+   * At setup: the signed licence's claims, or a 30-day evaluation's when the token says `evaluation`. Only an evaluation
+   * takes an organisation name (else "Evaluation"): a signed licence names its organisation, so one sent with it is a 422.
+   */
+  claimsForSetup(token: string, orgName?: string): LicenseClaims {
+    if (isEvaluationToken(token)) return evaluationClaims(this.#clock.now(), orgName?.trim() || undefined)
+    if (orgName !== undefined) {
+      throw invalidInput({
+        loc: ['org_name'],
+        msg: 'Only an evaluation takes an organisation name: a licence names its organisation itself',
+        type: 'value_error',
+        input: orgName,
+      })
+    }
+    return this.verify(token)
   }
 
   /** True while the instance runs on the evaluation it started at setup. */

@@ -30,7 +30,7 @@ export interface CallResult {
   isError?: boolean
 }
 
-/** The largest JSON-RPC message accepted (the platform's own 1 MiB rule, CONTRACT §0). */
+/** The largest JSON-RPC message accepted: 1 MiB, the same limit as every other JSON body (config.ts, bodyLimit). */
 export const MAX_MESSAGE_BYTES = 1024 * 1024
 
 const exchanges = new WeakMap<Request, McpExchange>()

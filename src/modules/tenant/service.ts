@@ -101,7 +101,7 @@ export class TenantService {
   async #setupAlone(input: SetupInput): Promise<{ tenant_org_token: string }> {
     if (this.#provisioned) throw conflict(ALREADY_PROVISIONED)
     const { db, clock, secrets, license } = this.#options
-    const claims = license.claimsForSetup(input.license_token)
+    const claims = license.claimsForSetup(input.license_token, input.org_name)
     const passwordHash = await this.#options.passwords.hash(input.admin_password)
     const key = randomToken(32)
     secrets.write(ACCESS_TOKEN_KEY_FILE, key)

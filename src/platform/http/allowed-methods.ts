@@ -8,7 +8,8 @@ export interface RouteMethod {
 
 const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 
-function toPattern(path: string): RegExp {
+/** The paths an Elysia route path (`/a/:id`, `/b/*`) serves, as a regular expression; a trailing slash is the same path. */
+export function routePattern(path: string): RegExp {
   const source = path
     .split('/')
     .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
@@ -25,7 +26,7 @@ export function allowedMethodsOf(routes: () => readonly RouteMethod[]): (path: s
   return function allowedMethods(path) {
     table ??= routes()
       .filter((route) => HTTP_METHODS.has(route.method))
-      .map((route) => ({ pattern: toPattern(route.path), method: route.method }))
+      .map((route) => ({ pattern: routePattern(route.path), method: route.method }))
     const methods = new Set(table.filter((entry) => entry.pattern.test(path)).map((entry) => entry.method))
     if (methods.has('GET')) methods.add('HEAD')
     return [...methods].sort()

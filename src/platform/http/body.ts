@@ -13,6 +13,8 @@ export interface BodyLimits {
   readonly largeUploads?: Readonly<Record<string, number>>
   /** Paths whose routes read the body themselves (MCP: JSON-RPC batches, and its own parse-error answer); still capped there. */
   readonly ownBody?: RegExp
+  /** Whether a route takes multipart/form-data (a file upload); any other route's body must be JSON. Default: every route. */
+  readonly acceptsMultipart?: (method: string, path: string) => boolean
 }
 
 /**
@@ -88,8 +90,8 @@ function largeUploadLimit(limits: BodyLimits, path: string): number | undefined 
 const UNREAD = Object.freeze({})
 
 /**
- * The app-wide body parser. Multipart goes to Elysia's own parser after the upload cap is checked;
- * everything else must be JSON (or empty), whatever Content-Type the client claimed.
+ * The app-wide body parser. Multipart goes to Elysia's own parser after the upload cap is checked, for the routes that
+ * take uploads; everything else must be JSON (or empty), whatever Content-Type the client claimed.
  */
 export function createBodyParser(limits: BodyLimits) {
   return async function parseRequestBody({ request, contentType }: { request: Request; contentType: string }) {
@@ -97,11 +99,15 @@ export function createBodyParser(limits: BodyLimits) {
     // A value (not undefined) stops Elysia from trying its own parsers; the stream stays unread for the route.
     if (limits.ownBody?.test(new URL(request.url).pathname)) return UNREAD
     if (contentType.startsWith('multipart/form-data')) {
+      const path = new URL(request.url).pathname
       // Elysia's multipart parser buffers what it is given, so an upload must say its size first (browsers always do).
       const declared = request.headers.get('content-length')
       if (declared === null) throw new HttpError(411, 'Length Required')
-      const limit = largeUploadLimit(limits, new URL(request.url).pathname) ?? limits.upload
+      // Elysia would parse a form for any route, and its fields would reach a JSON route as strings: only uploads take one.
+      const upload = limits.acceptsMultipart?.(request.method, path) ?? true
+      const limit = upload ? (largeUploadLimit(limits, path) ?? limits.upload) : limits.json
       if (Number(declared) > limit) throw new HttpError(413, TOO_LARGE)
+      if (!upload) throw jsonInvalid('This endpoint takes a JSON body; multipart/form-data is for file uploads')
       return undefined
     }
     const bytes = await readBodyLimited(request, limits.json)

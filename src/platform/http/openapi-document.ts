@@ -1,7 +1,7 @@
 // Builds the OpenAPI 3.1.0 document from the application's routes: the schemas that validate requests, the guard's requirements and the error contract (docs/api.md "Conventions").
 import { OptionalKind } from '@sinclair/typebox'
 import { AUTH_REQUIREMENT_KEY, type AuthRequirement } from '../auth/guard.ts'
-import { isNoContent, toOpenApiSchema } from './openapi-schema.ts'
+import { isMultipartBody, isNoContent, toOpenApiSchema } from './openapi-schema.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -134,7 +134,9 @@ function operation(route: RouteDescription, usedResponses: Set<string>): JsonObj
   const op: JsonObject = { ...detail, operationId: (detail.operationId as string | undefined) ?? operationId(route.method, route.path) }
   if (params.length > 0) op.parameters = params
   if (route.hooks.body !== undefined && WITH_BODY.has(route.method)) {
-    op.requestBody = { required: !isOptionalBody(route.hooks.body), content: { 'application/json': { schema: toOpenApiSchema(route.hooks.body) } } }
+    // A body with a file is an upload: the server parses it as multipart/form-data, and only such a body (body.ts).
+    const mediaType = isMultipartBody(route.hooks.body) ? 'multipart/form-data' : 'application/json'
+    op.requestBody = { required: !isOptionalBody(route.hooks.body), content: { [mediaType]: { schema: toOpenApiSchema(route.hooks.body) } } }
   }
 
   const responses: Record<string, JsonObject> = successResponses(route.hooks.response)

@@ -1,5 +1,10 @@
 // Turns a route's TypeBox schema into the OpenAPI 3.1 (JSON Schema 2020-12) schema it publishes, undoing what Elysia writes into schemas.
+import { Kind } from '@sinclair/typebox'
+
 type JsonSchema = Record<string, unknown>
+
+/** Elysia's `t.File()` and `t.Files()`: uploaded files, which only a multipart/form-data body carries. */
+const FILE_KINDS = new Set(['File', 'Files'])
 
 /**
  * Elysia's request coercion rewrites `t.Integer()`, `t.Number()` and `t.Boolean()` into `anyOf` a string with a format
@@ -21,6 +26,25 @@ const isCoercedString = (value: unknown) => isObject(value) && value.type === 's
 /** True for a schema that stands for "no body" (`t.Void()`, `t.Undefined()`). */
 export function isNoContent(schema: unknown): boolean {
   return isObject(schema) && NO_CONTENT_TYPES.has(String(schema.type))
+}
+
+const fileKind = (value: unknown): string | undefined => {
+  const kind = isObject(value) ? (value as { [Kind]?: unknown })[Kind] : undefined
+  return typeof kind === 'string' && FILE_KINDS.has(kind) ? kind : undefined
+}
+
+/** True for a body with a file among its fields: the server reads it as multipart/form-data (and only then). */
+export function isMultipartBody(schema: unknown): boolean {
+  const properties = isObject(schema) ? schema.properties : undefined
+  return isObject(properties) && Object.values(properties).some((property) => fileKind(property) !== undefined)
+}
+
+/** A file field as OpenAPI describes an upload (`format: binary`), without Elysia's own markers (`default: "File"`). */
+function fileSchema(kind: string, schema: JsonSchema): JsonSchema {
+  const binary = { type: 'string', format: 'binary' }
+  const { description } = schema
+  const described = description === undefined ? {} : { description }
+  return kind === 'Files' ? { type: 'array', items: binary, ...described } : { ...binary, ...described }
 }
 
 const isNull = (member: JsonSchema) => member.type === 'null' && Object.keys(member).length === 1
@@ -63,6 +87,8 @@ function normalizeUnion(schema: JsonSchema, members: JsonSchema[]): JsonSchema {
 export function toOpenApiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toOpenApiSchema)
   if (!isObject(schema)) return schema
+  const file = fileKind(schema)
+  if (file) return fileSchema(file, schema)
   const copy: JsonSchema = {}
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'nullable' || (key === 'additionalProperties' && value === false)) continue

@@ -1,9 +1,10 @@
-// Applications: upload an API description (drag and drop), the list of applications, and the one opened
-// (application-detail.ts: credentials, operations, trying one).
-import { useState } from 'preact/hooks'
+// Applications: upload an API description (drag and drop), the list of applications, and the one opened at
+// /applications/{api_name} (application-detail.ts: credentials, operations, trying one), a link of its own.
+import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError, upload } from '../api.ts'
+import { navigate, usePath } from '../router.ts'
 import type { Me } from '../session.ts'
-import { Banner, Field, h, Loading, useLoad } from '../ui.ts'
+import { Banner, Field, h, Link, Loading, useLoad } from '../ui.ts'
 import { type Application, ApplicationDetail, problems, type Warning } from './application-detail.ts'
 
 function Upload({ me, onImported }: { me: Me; onImported: (name: string) => void }) {
@@ -121,10 +122,29 @@ function Upload({ me, onImported }: { me: Me; onImported: (name: string) => void
   )
 }
 
+const PREFIX = '/applications/'
+
+/** The api_name the path opens, if any: /applications/{api_name}. */
+function openedIn(path: string): string | null {
+  if (!path.startsWith(PREFIX)) return null
+  const rest = path.slice(PREFIX.length).replace(/\/+$/, '')
+  try {
+    return rest ? decodeURIComponent(rest) : null
+  } catch {
+    return null
+  }
+}
+
+export const applicationPath = (apiName: string) => `${PREFIX}${encodeURIComponent(apiName)}`
+
 export function ApplicationsPage({ me }: { me: Me }) {
   const list = useLoad(() => api<Application[]>('GET', '/api/applications'))
-  const [selected, setSelected] = useState<string | null>(null)
+  const selected = openedIn(usePath())
   const app = list.data?.find((candidate) => candidate.api_name === selected)
+  // Opened from a link or the list: bring the application into view (the list may be long).
+  useEffect(() => {
+    if (app) document.getElementById('application-detail')?.scrollIntoView({ block: 'start' })
+  }, [app?.api_name])
   return h(
     'section',
     null,
@@ -138,7 +158,7 @@ export function ApplicationsPage({ me }: { me: Me }) {
       me,
       onImported: (name) => {
         list.reload()
-        setSelected(name)
+        navigate(applicationPath(name))
       },
     }),
     list.data
@@ -172,7 +192,16 @@ export function ApplicationsPage({ me }: { me: Me }) {
                     h('th', { scope: 'row', 'data-label': 'Application' }, row.title, h('br', null), h('small', null, row.api_name)),
                     h('td', { 'data-label': 'Operations' }, String(row.operations_count)),
                     h('td', { 'data-label': 'Visible to' }, row.global_spec ? 'Everyone' : 'Owner and admins'),
-                    h('td', null, h('button', { type: 'button', onClick: () => setSelected(row.api_name), 'aria-pressed': selected === row.api_name }, 'Open')),
+                    h(
+                      'td',
+                      null,
+                      h(
+                        Link,
+                        { to: applicationPath(row.api_name), current: selected === row.api_name },
+                        'Open',
+                        h('span', { class: 'sr-only' }, ` ${row.title}`),
+                      ),
+                    ),
                   ),
                 ),
               ),
@@ -180,15 +209,21 @@ export function ApplicationsPage({ me }: { me: Me }) {
           )
       : h(Loading, { error: list.error }),
     app
-      ? h(ApplicationDetail, {
-          app,
-          me,
-          key: app.api_name,
-          onDeleted: () => {
-            setSelected(null)
-            list.reload()
-          },
-        })
-      : null,
+      ? h(
+          'div',
+          { id: 'application-detail' },
+          h(ApplicationDetail, {
+            app,
+            me,
+            key: app.api_name,
+            onDeleted: () => {
+              navigate('/applications')
+              list.reload()
+            },
+          }),
+        )
+      : selected !== null && list.data
+        ? h(Banner, { kind: 'error' }, `No application is named “${selected}”, or it is not visible to you.`)
+        : null,
   )
 }

@@ -1,9 +1,10 @@
-// Settings: the caller's own (language, theme, prompt presets), the organisation's recording mode for admins, and
-// personal API tokens (created, shown once, revoked).
+// Settings: the caller's own (language, theme, prompt presets), their password, the organisation's recording mode for
+// admins, and personal API tokens (created, shown once, revoked).
 import { useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import type { Me, UserSettings } from '../session.ts'
 import { Banner, CopyButton, Field, formatDate, h, Loading, Select, useLoad } from '../ui.ts'
+import { ChangePassword } from './change-password.ts'
 
 type Preset = UserSettings['prompt_presets'][number]
 interface ApiToken {
@@ -317,6 +318,7 @@ export function SettingsPage({ me, settings, onSaved }: { me: Me; settings: User
     null,
     h('h1', null, 'Settings'),
     h(PersonalSettings, { settings, onSaved }),
+    h(ChangePassword, null),
     me.role === 'admin' ? h(OrgRecording, null) : null,
     h(ApiTokens, null),
   )

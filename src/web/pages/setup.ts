@@ -1,14 +1,31 @@
-// First-run wizard: a licence (or a 30-day evaluation) + first admin, posted with the setup link's token; shows the organisation token once.
+// First-run wizard: a licence (or a 30-day evaluation, named by the organisation) + first admin, posted with the setup link's
+// token; shows the organisation token once.
 import { useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import { navigate } from '../router.ts'
 import { Banner, CopyButton, Field, h } from '../ui.ts'
 
-type Form = { license_token: string; admin_email: string; admin_name: string; admin_password: string; confirm: string; setup_token: string }
+type Form = {
+  license_token: string
+  org_name: string
+  admin_email: string
+  admin_name: string
+  admin_password: string
+  confirm: string
+  setup_token: string
+}
 
 export function SetupPage() {
   const linkToken = new URLSearchParams(location.search).get('token') ?? ''
-  const [form, setForm] = useState<Form>({ license_token: '', admin_email: '', admin_name: '', admin_password: '', confirm: '', setup_token: linkToken })
+  const [form, setForm] = useState<Form>({
+    license_token: '',
+    org_name: '',
+    admin_email: '',
+    admin_name: '',
+    admin_password: '',
+    confirm: '',
+    setup_token: linkToken,
+  })
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [formError, setFormError] = useState('')
   const [busy, setBusy] = useState(false)
@@ -26,6 +43,8 @@ export function SetupPage() {
     try {
       const body = {
         license_token: evaluation ? 'evaluation' : form.license_token.trim(),
+        // A signed licence names the organisation itself; only an evaluation is named here.
+        ...(evaluation && form.org_name.trim() && { org_name: form.org_name.trim() }),
         admin_email: form.admin_email,
         admin_name: form.admin_name,
         admin_password: form.admin_password,
@@ -92,10 +111,17 @@ export function SetupPage() {
           ' Start a 30-day evaluation (5 users; an admin applies a licence later on the Overview page)',
         ),
       ),
+      evaluation && errors.license_token ? h(Banner, { kind: 'error' }, errors.license_token) : null,
       evaluation
-        ? errors.license_token
-          ? h(Banner, { kind: 'error' }, errors.license_token)
-          : null
+        ? h(Field, {
+            id: 'org_name',
+            label: 'Organisation name',
+            hint: 'Shown on the Overview page (empty: “Evaluation”); a licence applied later names it instead',
+            value: form.org_name,
+            onInput: set('org_name'),
+            error: errors.org_name,
+            autocomplete: 'organization',
+          })
         : h(Field, {
             id: 'license_token',
             label: 'Licence token',

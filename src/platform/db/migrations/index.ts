@@ -12,6 +12,7 @@ import * as m0009 from './0009_oauth.ts'
 import * as m0010 from './0010_application_skills.ts'
 import * as m0011 from './0011_insights_user_monthly_tools.ts'
 import * as m0012 from './0012_sessions_and_registrations.ts'
+import * as m0013 from './0013_interaction_history.ts'
 import * as m0014 from './0014_threads.ts'
 import * as m0015 from './0015_sealed_secrets_and_documents.ts'
 
@@ -29,6 +30,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0010_application_skills': m0010,
   '0011_insights_user_monthly_tools': m0011,
   '0012_sessions_and_registrations': m0012,
+  '0013_interaction_history': m0013,
   '0014_threads': m0014,
   '0015_sealed_secrets_and_documents': m0015,
 })
