@@ -193,7 +193,6 @@ export class TaskRunner implements SlotHandler {
 
   async #finish(run: RunRecord, reply: ChatTurn | null, error: string | null): Promise<void> {
     const { db, clock, threads } = this.#o
-    const now = isoTime(clock.now())
     const status = error === null ? ('succeeded' as const) : ('failed' as const)
     await db.transaction().execute(async (trx) => {
       // A thread deleted while the run was in flight stays deleted: the reply goes with it, the run still ends.
@@ -201,6 +200,8 @@ export class TaskRunner implements SlotHandler {
         const model = { provider: reply.provider, model: reply.model }
         await threads.append(run.thread_id, [{ role: 'assistant', content: reply.text, model, usage: reply.usage }], trx)
       }
+      // Read after the reply is stamped, so a run's messages all fall within its started_at..finished_at.
+      const now = isoTime(clock.now())
       await trx.updateTable('task_runs').set({ status, finished_at: now, error }).where('id', '=', run.id).execute()
       // Runs of one task never overlap, so the run that ends is the task's latest.
       await trx.updateTable('tasks').set({ last_run_status: status }).where('id', '=', run.task_id).execute()
