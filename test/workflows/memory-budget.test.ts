@@ -3,6 +3,7 @@
 // a full recording, MCP run_workflow). Each fails the run with a readable error and the server carries on.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { LIMITS } from '../../src/modules/workflows/definition/types.ts'
+import { measureValue, NO_LIMITS, SizeCache } from '../../src/modules/workflows/expr/value-size.ts'
 import { edge, newAgent, node, saveWorkflow, setup, type People } from './helpers.ts'
 
 let p: People
@@ -192,6 +193,47 @@ describe("the run's memory budget: what it holds across steps", () => {
     } finally {
       await setRecording('full')
     }
+  })
+})
+
+describe('the budget across an approval gate', () => {
+  test('what the run held before it waited still counts after the resume (the checkpoint keeps the count)', async () => {
+    const agent = await newAgent(p)
+    const before = Array.from({ length: 20 }, (_, i) => `a${i}`)
+    const after = Array.from({ length: 20 }, (_, i) => `b${i}`)
+    const set = (id: string) => node(id, 'set', { mode: 'replace', values: { v: '{{ $run.input.x }}' } })
+    const def = {
+      nodes: [...before.map(set), node('gate', 'approval', { message: 'go on?' }), ...after.map(set)],
+      connections: [...before.slice(1).map((id, i) => edge(before[i]!, id)), edge(before.at(-1)!, 'gate'), edge('gate', after[0]!, 'approved'), ...after.slice(1).map((id, i) => edge(after[i]!, id))],
+    }
+    const id = await saveWorkflow(p, agent, def)
+    const input = { x: empties(30_000) }
+    const waiting = await start(agent, id, { input })
+    expect(waiting.body.status).toBe('waiting_human')
+    // ~40 MiB held before the gate, ~40 more after: only the sum passes 64 MiB.
+    const resumed = await p.t.request('POST', `/api/workflows/${agent}/runs/${waiting.body.run_id}/resume`, { token: p.owner.token, body: { decision: 'approve' } })
+    expect(resumed.body).toMatchObject({ status: 'failed', error: { code: 'memory_budget_exceeded' } })
+    expect(after).toContain(resumed.body.error.node_id)
+  })
+})
+
+describe('measuring', () => {
+  test('a cache of big lists gives the sizes a full walk gives, and a list referred to twelve times is walked once', () => {
+    const x = empties(10_000)
+    const wide = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, { a: [1, 'xy', null, true] }]))
+    const value = { a: x, b: [x, x, { wide, again: wide }], c: wide, s: 'text', n: 1.5 }
+    const cache = new SizeCache()
+    const plain = measureValue(value, NO_LIMITS)
+    expect(measureValue(value, NO_LIMITS, cache)).toEqual(plain)
+    expect(measureValue(value, NO_LIMITS, cache)).toEqual(plain)
+    expect(cache.sizes.get(x)).toEqual(measureValue(x, NO_LIMITS))
+    expect(cache.sizes.get(wide)).toEqual(measureValue(wide, NO_LIMITS))
+    // Counted as written out: twelve references cost twelve copies.
+    const twelve = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`c${i}`, x]))
+    expect(measureValue(twelve, NO_LIMITS, cache).values).toBe(1 + 12 * 10_001)
+    expect(measureValue(twelve, NO_LIMITS).values).toBe(1 + 12 * 10_001)
+    // The walk stops once a limit is passed.
+    expect(measureValue(twelve, { json: Number.POSITIVE_INFINITY, memory: 1000 }).values).toBeLessThan(50)
   })
 })
 

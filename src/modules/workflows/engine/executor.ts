@@ -4,8 +4,8 @@ import { ExpressionBudget, mib } from '../expr/budget.ts'
 import { ExpressionError } from '../expr/errors.ts'
 import type { Scope } from '../expr/evaluate.ts'
 import { resolveValue } from '../expr/template.ts'
-import { cloneJson } from '../expr/values.ts'
-import { measureValue, sizeProblem, VALUE_LIMITS, type ValueSize } from '../expr/value-size.ts'
+import { cleanJson, cloneJson } from '../expr/values.ts'
+import { measureValue, SizeCache, sizeProblem, VALUE_LIMITS, type ValueSize } from '../expr/value-size.ts'
 import { graphOf, type Edge, type WorkflowGraph } from '../definition/graph.ts'
 import { isValidNodeId, LIMITS, type WorkflowDefinition, type WorkflowNode } from '../definition/types.ts'
 import { RunAbort, StepError, StepFailure, type StepErrorInfo } from './errors.ts'
@@ -52,11 +52,15 @@ export class WorkflowExecutor {
   #state!: EngineState
   #budget = new ExpressionBudget()
   #memory!: RunMemory
-  /** Sizes of values already measured (outputs, items, the input): a step's input is the output before it. */
-  readonly #sizes = new WeakMap<object, ValueSize>()
+  /** Sizes of values already measured (outputs, items, the input, big lists inside them): a step's input is the output before it. */
+  readonly #sizes = new SizeCache()
   /** The run input as the engine uses it: one clean copy (no prototype keys), shared by the first steps. */
   #input: unknown = null
-  /** performance.now() at the last turn of the event loop this run gave up (see #yieldIfBusy). */
+  /**
+   * performance.now() at the last turn of the event loop this run gave up (see #yieldIfBusy). Zero at first: the
+   * request that starts or resumes a run has worked without a turn already (its body, the definition, the checkpoint),
+   * so the first step waits for one.
+   */
   #lastYield = 0
 
   constructor(
@@ -72,12 +76,14 @@ export class WorkflowExecutor {
 
   /** Starts a run: every top-level node without incoming connections gets the run input as $json. */
   async start(): Promise<Outcome> {
+    // The input is measured (and walked for prototype keys) after a turn: the request worked without one to get here.
+    await this.#yieldIfBusy()
     const frame = new Frame(undefined, [], null, null)
     this.#state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0, expr_units: 0 }
     this.#memory = new RunMemory(0, 0, this.host.keeps)
     const problem = sizeProblem('The run input', this.#sizeOf(this.run.input))
     if (problem) return { kind: 'finished', status: 'failed', result: null, error: { code: 'output_too_large', message: problem }, state: this.#state }
-    this.#input = cloneJson(this.run.input)
+    this.#input = cleanJson(this.run.input)
     // The run holds its input from start to end ($run.input, the first steps' $json).
     this.#memory.held = this.#sizeOf(this.#input).memory
     for (const node of this.#graph.nodes.values()) {
@@ -137,7 +143,6 @@ export class WorkflowExecutor {
    */
   async #drive(frame: Frame, resumed = false, first?: () => void, early?: () => Outcome | null): Promise<Outcome> {
     if (!resumed) this.#segmentStart = this.host.clock.now()
-    this.#lastYield = performance.now()
     const state = this.#state
     try {
       first?.()
@@ -299,6 +304,7 @@ export class WorkflowExecutor {
         const result: NodeResult = await runNode(node, resolved as Record<string, unknown>, json, {
           host: this.host,
           runMap: (items) => this.#runMap(frame, node, items),
+          measure: (value) => this.#sizeOf(value),
         })
         if (!result.held) this.#checkOutput(node, json, result.json)
         if (result.result !== undefined) this.#state.result = result.result
@@ -391,10 +397,10 @@ export class WorkflowExecutor {
   /** Measures a value against the limits of one value (4 MiB of JSON, 16 MiB of memory), once: sizes are kept by object. */
   #sizeOf(value: unknown): ValueSize {
     if (value === null || typeof value !== 'object') return measureValue(value)
-    const known = this.#sizes.get(value)
+    const known = this.#sizes.sizes.get(value)
     if (known) return known
-    const size = measureValue(value, VALUE_LIMITS)
-    this.#sizes.set(value, size)
+    const size = measureValue(value, VALUE_LIMITS, this.#sizes)
+    this.#sizes.sizes.set(value, size)
     return size
   }
 
@@ -428,8 +434,8 @@ export class WorkflowExecutor {
    */
   #traceable(params: unknown): unknown {
     if (!this.#memory.keepsData) return params
-    if (this.#sizeOf(params).json <= LIMITS.valueBytesCap) return params
-    return `[not kept: the resolved parameters are larger than ${mib(LIMITS.valueBytesCap)} as JSON]`
+    if (sizeProblem('', this.#sizeOf(params)) === null) return params
+    return `[not kept: the resolved parameters are larger than one value may be (${mib(LIMITS.valueBytesCap)} as JSON, ${mib(LIMITS.valueMemoryBytesCap)} in memory)]`
   }
 
   /** Delivers on `port` and skips every other outgoing connection, so joins and nodes down untaken branches settle. */

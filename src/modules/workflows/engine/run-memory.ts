@@ -4,7 +4,7 @@ import { mib } from '../expr/budget.ts'
 import { RunAbort } from './errors.ts'
 
 /** Memory one step trace takes while it waits for the answer (include_data), besides its data. */
-export const TRACE_MEMORY = 256
+export const TRACE_MEMORY = 512
 
 /** What the run keeps of each step besides its values: for the answer (include_data), for a full recording. */
 export interface KeptTraces {

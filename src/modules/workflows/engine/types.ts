@@ -2,6 +2,7 @@
 // checkpoint), what it returns (Outcome), and what a node type returns (NodeResult). Shared by the executor, the
 // node types and the run store, so none of them imports another for its types.
 import type { Clock } from '../../../platform/clock.ts'
+import type { ValueSize } from '../expr/value-size.ts'
 import type { KeptTraces } from './run-memory.ts'
 import type { Decision, StepTrace } from './trace.ts'
 
@@ -96,4 +97,6 @@ export interface NodeResult {
 export interface NodeTools {
   host: EngineHost
   runMap(items: unknown[]): Promise<unknown[]>
+  /** A value's size (JSON and memory), measured against one value's limits; big lists measured before are not walked again. */
+  measure(value: unknown): ValueSize
 }

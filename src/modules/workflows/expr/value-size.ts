@@ -29,17 +29,60 @@ export const VALUE_LIMITS: SizeLimits = Object.freeze({ json: LIMITS.valueBytesC
 export const NO_LIMITS: SizeLimits = Object.freeze({ json: Number.POSITIVE_INFINITY, memory: Number.POSITIVE_INFINITY })
 
 /**
+ * Sizes of big lists and objects measured before, for one run: run values are never changed once made, so a list
+ * referred to twelve times is walked once. Only containers of at least BIG entries are kept (a lookup per small object
+ * would cost as much as measuring it).
+ */
+export class SizeCache {
+  readonly sizes = new WeakMap<object, ValueSize>()
+  /** Lists are looked up when they are big; objects only once a big one was kept (their size is known only by walking). */
+  bigObjects = false
+}
+
+const BIG = 64
+
+/** Marks the end of a big container's entries on the walk's stack: its size is then known and can be kept. */
+class End {
+  constructor(
+    readonly container: object,
+    readonly json: number,
+    readonly memory: number,
+    readonly values: number,
+  ) {}
+}
+
+/**
  * Measures `value` without recursion. A sub-value that appears twice is counted twice, as JSON would write it: a value
  * made of references to one big list costs what a copy of it would (the set node makes such copies, responses and
- * recordings write them out). Stops once either limit is passed and returns the partial size (> that limit).
+ * recordings write them out). Stops once either limit is passed and returns the partial size (> that limit). With a
+ * cache, big containers measured before are not walked again (their size is added), and those walked are kept.
  */
-export function measureValue(value: unknown, limits: SizeLimits = VALUE_LIMITS): ValueSize {
+export function measureValue(value: unknown, limits: SizeLimits = VALUE_LIMITS, cache?: SizeCache): ValueSize {
   let json = 0
   let memory = 0
   let values = 0
   const stack: unknown[] = [value]
   while (stack.length) {
     const v = stack.pop()
+    if (v instanceof End) {
+      const size = { json: json - v.json, memory: memory - v.memory, values: values - v.values }
+      cache!.sizes.set(v.container, size)
+      if (!Array.isArray(v.container)) cache!.bigObjects = true
+      continue
+    }
+    if (cache && v !== null && typeof v === 'object' && (Array.isArray(v) ? v.length >= BIG : cache.bigObjects)) {
+      const known = cache.sizes.get(v)
+      if (known) {
+        json += known.json
+        memory += known.memory
+        values += known.values
+        if (json > limits.json || memory > limits.memory) break
+        continue
+      }
+    }
+    const json0 = json
+    const memory0 = memory
+    const values0 = values
     values++
     memory += MEMORY.slot
     if (typeof v === 'string') {
@@ -49,10 +92,12 @@ export function measureValue(value: unknown, limits: SizeLimits = VALUE_LIMITS):
     else if (typeof v === 'boolean') json += 5
     else if (v === null || v === undefined) json += 4
     else if (Array.isArray(v)) {
+      if (cache && v.length >= BIG) stack.push(new End(v, json0, memory0, values0))
       json += 2 + v.length
       memory += MEMORY.list
       for (let i = v.length - 1; i >= 0; i--) stack.push(v[i])
     } else if (typeof v === 'object') {
+      const mark = stack.length
       json += 2
       memory += MEMORY.object
       for (const key in v) {
@@ -61,6 +106,8 @@ export function measureValue(value: unknown, limits: SizeLimits = VALUE_LIMITS):
         memory += key.length
         stack.push((v as Record<string, unknown>)[key])
       }
+      // The end goes under the entries just pushed, so it is reached once they are all measured.
+      if (cache && stack.length - mark >= BIG) stack.splice(mark, 0, new End(v, json0, memory0, values0))
     }
     if (json > limits.json || memory > limits.memory) break
   }

@@ -17,7 +17,7 @@ import type { WorkflowDefinition } from '../definition/types.ts'
 import { isPlainObject } from '../expr/values.ts'
 import { WorkflowExecutor } from '../engine/executor.ts'
 import type { EngineState, GateDecision, Outcome, RunInfo } from '../engine/types.ts'
-import { StepRecorder } from './step-recorder.ts'
+import { StepRecorder, turnOfEventLoop } from './step-recorder.ts'
 import { getRun, listRuns, RUN_NOT_FOUND, visibleRun, type RunHistoryQuery } from './history.ts'
 import { pruneFinished, recoverInterrupted } from './housekeeping.ts'
 import { checkResumeBody, type ResumeInput } from './resume-input.ts'
@@ -84,6 +84,8 @@ export class WorkflowRuns {
       const outcome = await this.#execute(info.id, () => executor.start())
       return outcomeView(meta, outcome, outcome.kind === 'finished' ? outcome.status : 'waiting_human', this.#now(), recorder.answer)
     }
+    // Reading and checking the request's body took a while already; writing the input (full recording) comes after a turn.
+    await turnOfEventLoop()
     if (recording !== 'disabled') await insertRunningRow(db, meta, info.started_at)
     this.#active.set(info.id, handle)
     try {
