@@ -152,7 +152,7 @@ describe("the run's memory budget: what it holds across steps", () => {
     expect(res.body).toMatchObject({ status: 'succeeded', result: 1000 })
   })
 
-  test('include_data keeps every step\'s data for the answer: counted, so a long chain over a big input fails', async () => {
+  test("include_data keeps every step's data for the answer: counted, so a long chain over a big input fails", async () => {
     const agent = await newAgent(p)
     const ids = Array.from({ length: 60 }, (_, i) => `if${i}`)
     const def = {
@@ -170,7 +170,7 @@ describe("the run's memory budget: what it holds across steps", () => {
     expect(res.body.steps.length).toBeLessThan(60)
   })
 
-  test('a full recording keeps every step\'s data too; headers_only does not', async () => {
+  test("a full recording keeps every step's data too; headers_only does not", async () => {
     const agent = await newAgent(p)
     const ids = Array.from({ length: 60 }, (_, i) => `if${i}`)
     const def = {
@@ -204,14 +204,22 @@ describe('the budget across an approval gate', () => {
     const set = (id: string) => node(id, 'set', { mode: 'replace', values: { v: '{{ $run.input.x }}' } })
     const def = {
       nodes: [...before.map(set), node('gate', 'approval', { message: 'go on?' }), ...after.map(set)],
-      connections: [...before.slice(1).map((id, i) => edge(before[i]!, id)), edge(before.at(-1)!, 'gate'), edge('gate', after[0]!, 'approved'), ...after.slice(1).map((id, i) => edge(after[i]!, id))],
+      connections: [
+        ...before.slice(1).map((id, i) => edge(before[i]!, id)),
+        edge(before.at(-1)!, 'gate'),
+        edge('gate', after[0]!, 'approved'),
+        ...after.slice(1).map((id, i) => edge(after[i]!, id)),
+      ],
     }
     const id = await saveWorkflow(p, agent, def)
     const input = { x: empties(30_000) }
     const waiting = await start(agent, id, { input })
     expect(waiting.body.status).toBe('waiting_human')
     // ~40 MiB held before the gate, ~40 more after: only the sum passes 64 MiB.
-    const resumed = await p.t.request('POST', `/api/workflows/${agent}/runs/${waiting.body.run_id}/resume`, { token: p.owner.token, body: { decision: 'approve' } })
+    const resumed = await p.t.request('POST', `/api/workflows/${agent}/runs/${waiting.body.run_id}/resume`, {
+      token: p.owner.token,
+      body: { decision: 'approve' },
+    })
     expect(resumed.body).toMatchObject({ status: 'failed', error: { code: 'memory_budget_exceeded' } })
     expect(after).toContain(resumed.body.error.node_id)
   })

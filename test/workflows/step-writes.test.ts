@@ -49,7 +49,10 @@ test('the step rows of a 6,002-step run are committed a slice at a time, the eve
     setImmediate(tick)
   }
   setImmediate(tick)
-  const res = await p.t.request('POST', `/api/workflows/${agent}/${id}/run`, { token: p.owner.token, body: { input: { xs: Array.from({ length: 3000 }, (_, i) => i) } } })
+  const res = await p.t.request('POST', `/api/workflows/${agent}/${id}/run`, {
+    token: p.owner.token,
+    body: { input: { xs: Array.from({ length: 3000 }, (_, i) => i) } },
+  })
   running = false
   largestStretch = Math.max(largestStretch, count() - last)
   expect(res.body).toMatchObject({ status: 'succeeded', result: 3000, recording: 'full' })

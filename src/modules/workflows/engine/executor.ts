@@ -353,8 +353,22 @@ export class WorkflowExecutor {
   async #runMap(frame: Frame, node: WorkflowNode, items: unknown[]): Promise<unknown[]> {
     const mode = (node.params?.on_item_error as string | undefined) ?? 'stop'
     const loopEdges = this.#graph.outEdges(node.id).filter((e) => e.port === 'loop')
+    const beforeMap = this.#memory.held
     const itemsHeld = this.#sizeOf(items).memory
     this.#memory.hold(itemsHeld, node.id)
+    try {
+      const results = await this.#iterate(frame, node, items, mode, loopEdges)
+      // The items were a list the map was given (held elsewhere, or made for it and now let go): no longer held twice.
+      this.#memory.release(itemsHeld)
+      return results
+    } catch (error) {
+      // A failed map's results are dropped with its items (a run that stops here does not care).
+      this.#memory.releaseTo(beforeMap)
+      throw error
+    }
+  }
+
+  async #iterate(frame: Frame, node: WorkflowNode, items: unknown[], mode: string, loopEdges: Edge[]): Promise<unknown[]> {
     const results: unknown[] = []
     const total: ValueSize = { json: 0, memory: 0, values: 0 }
     for (let index = 0; index < items.length; index++) {
@@ -389,8 +403,6 @@ export class WorkflowExecutor {
       this.#memory.hold(size.memory, node.id)
       results.push(result)
     }
-    // The items were a list the map was given (held elsewhere, or made for it and now let go): no longer held twice.
-    this.#memory.release(itemsHeld)
     return results
   }
 

@@ -62,7 +62,14 @@ const STEP_PAGE = 250
 async function readSteps(db: Kysely<Database>, runId: string): Promise<StepTrace[]> {
   const steps: StepTrace[] = []
   for (let after = -1; ; ) {
-    const rows = await db.selectFrom('workflow_steps').selectAll().where('run_id', '=', runId).where('seq', '>', after).orderBy('seq').limit(STEP_PAGE).execute()
+    const rows = await db
+      .selectFrom('workflow_steps')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('seq', '>', after)
+      .orderBy('seq')
+      .limit(STEP_PAGE)
+      .execute()
     for (const row of rows) steps.push(stepRowView(row))
     if (rows.length < STEP_PAGE) return steps
     after = rows.at(-1)!.seq
