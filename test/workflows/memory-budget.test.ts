@@ -196,6 +196,58 @@ describe("the run's memory budget: what it holds across steps", () => {
   })
 })
 
+describe('other shapes of the same attack', () => {
+  test('$steps references: twelve copies of an earlier output, and forty steps each holding a copy', async () => {
+    const agent = await newAgent(p)
+    const first = node('first', 'set', { mode: 'replace', values: { v: '{{ $run.input.x }}' } })
+    const copies = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, c) => [`c${c}`, '{{ $steps.first.json }}']))
+    const wide = await saveWorkflow(
+      p,
+      agent,
+      { nodes: [first, node('wide', 'set', { mode: 'replace', values: copies(12) })], connections: [edge('first', 'wide')] },
+      { name: 'wide' },
+    )
+    const res = await start(agent, wide, { dry_run: true, input: { x: empties(30_000) } })
+    expect(res.body).toMatchObject({ status: 'failed', error: { code: 'output_too_large', node_id: 'wide' } })
+    const ids = Array.from({ length: 40 }, (_, i) => `s${i}`)
+    const long = await saveWorkflow(
+      p,
+      agent,
+      {
+        nodes: [first, ...ids.map((id) => node(id, 'set', { mode: 'replace', values: copies(1) }))],
+        connections: [edge('first', 's0'), ...ids.slice(1).map((id, i) => edge(ids[i]!, id))],
+      },
+      { name: 'long' },
+    )
+    const again = await start(agent, long, { dry_run: true, input: { x: empties(30_000) } })
+    expect(again.body).toMatchObject({ status: 'failed', error: { code: 'memory_budget_exceeded' } })
+  })
+
+  test('step_data: a simulated model answer of 1,000 empty objects, once per item of a map, fills its results', async () => {
+    const agent = await newAgent(p)
+    const def = {
+      nodes: [node('m', 'map', { items: '{{ $json.xs }}' }), node('ask', 'llm', { prompt: 'Classify {{ $item }}' })],
+      connections: [edge('m', 'ask', 'loop'), edge('ask', 'm')],
+      settings: { max_steps: 5000 },
+    }
+    const id = await saveWorkflow(p, agent, def)
+    const xs = Array.from({ length: 1000 }, (_, i) => i)
+    const res = await start(agent, id, { dry_run: true, input: { xs }, step_data: { ask: { labels: empties(1000) } } })
+    expect(res.body).toMatchObject({ status: 'failed', error: { code: 'output_too_large', node_id: 'm' } })
+    expect(res.body.error.message).toContain("The map's results at item")
+    const small = await start(agent, id, { dry_run: true, input: { xs }, step_data: { ask: { labels: empties(10) } } })
+    expect(small.body).toMatchObject({ status: 'succeeded' })
+  })
+
+  test('an output node whose value holds twelve references fails like a set node', async () => {
+    const agent = await newAgent(p)
+    const value = Object.fromEntries(Array.from({ length: 12 }, (_, c) => [`c${c}`, '{{ $run.input.x }}']))
+    const id = await saveWorkflow(p, agent, { nodes: [node('o', 'output', { value })], connections: [] })
+    const res = await start(agent, id, { dry_run: true, input: { x: empties(30_000) } })
+    expect(res.body).toMatchObject({ status: 'failed', result: null, error: { code: 'output_too_large', node_id: 'o' } })
+  })
+})
+
 describe('the budget across an approval gate', () => {
   test('what the run held before it waited still counts after the resume (the checkpoint keeps the count)', async () => {
     const agent = await newAgent(p)
