@@ -146,6 +146,11 @@ const longRun = await call('POST', '/api/workflows/stall-bot', member, {
   },
 })
 if (longRun.status !== 201) throw new Error(`long workflow: ${longRun.status} ${JSON.stringify(longRun.json)}`)
+const oneStep = await call('POST', '/api/workflows/stall-bot', member, {
+  name: 'one step',
+  definition: { nodes: [{ id: 'o', type: 'agentbox.output', params: { value: 'ok' } }], connections: [] },
+})
+if (oneStep.status !== 201) throw new Error(`one-step workflow: ${oneStep.status} ${JSON.stringify(oneStep.json)}`)
 const emptyObjects = Array.from({ length: 100_000 }, () => ({}))
 const items = Array.from({ length: 9_999 }, (_, i) => i)
 const skill = `---\nname: big-skill\ndescription: d\nmetadata:\n${Array.from({ length: 80_000 }, (_, i) => `  k${i}: v`).join('\n')}\n---\nbody\n`
@@ -156,6 +161,8 @@ const HEAVY: Record<string, () => Promise<unknown>> = {
   'workflow dry run (1,500 splits of a 900 KB string over 15 steps)': () =>
     call('POST', `/api/workflows/stall-bot/${flow.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { s: bigText } }),
   'skill validation (80,000 metadata keys)': () => call('POST', '/api/skill/validate', member, { content: skill }),
+  "reference: the fan-out's 300 KB body (100,000 empty objects) to a one-step workflow, dry": () =>
+    call('POST', `/api/workflows/stall-bot/${oneStep.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { x: emptyObjects } }),
   'workflow dry run, small-object fan-out (20 sets × 12 copies of 100,000 empty objects)': () =>
     call('POST', `/api/workflows/stall-bot/${fanOut.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { x: emptyObjects } }),
   'workflow real run, the same fan-out (recording full)': () =>
