@@ -1,17 +1,20 @@
 // Stall benchmark (issue 14): while one member client loops a heavy request, how long does /api/health/live wait at
 // worst, and how much of /api/auth/me's throughput is left? Each heavy case is compared with the same load without it,
-// in the same run. Targets: worst live latency under 50 ms, throughput at least 50 % of the undisturbed run.
+// in the same run. Targets: worst live latency under 50 ms, throughput at least 50 % of the undisturbed run. Issue 25
+// adds the server's peak RSS above its level before each case (target: under 256 MB).
 //
-// Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000]
+// Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000] [--only TEXT (cases whose name contains it)]
 import { Database } from 'bun:sqlite'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { benchLicense } from './lib.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
-const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rows: { type: 'string', default: '1000000' } } })
+const { values: opts } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, rows: { type: 'string', default: '1000000' }, only: { type: 'string' } },
+})
 const SECONDS = Number(opts.seconds)
 const ROWS = Number(opts.rows)
 const SETUP_TOKEN = 'stall-bench-setup-token-0123456789'
@@ -108,6 +111,48 @@ const flow = await call('POST', '/api/workflows/stall-bot', member, {
 })
 if (flow.status !== 201) throw new Error(`heavy workflow: ${flow.status} ${JSON.stringify(flow.json)}`)
 const bigText = 'ab'.repeat(450_000)
+
+// Issue 25: the small-object fan-out (20 set nodes, each 12 copies of 100,000 empty objects: 300 KB of JSON in, ~2 GB
+// of objects before the memory budget), and a real run of ~100,000 steps (a map of 9,999 items, 10 steps each).
+const chainIds = Array.from({ length: 20 }, (_, n) => `s${n}`)
+const fanOut = await call('POST', '/api/workflows/stall-bot', member, {
+  name: 'fan-out',
+  definition: {
+    nodes: chainIds.map((id) => ({
+      id,
+      type: 'agentbox.set',
+      params: { mode: 'replace', values: Object.fromEntries(Array.from({ length: 12 }, (_, c) => [`c${c}`, '{{ $run.input.x }}'])) },
+    })),
+    connections: chainIds.slice(1).map((id, n) => ({ from: chainIds[n]!, to: id })),
+  },
+})
+if (fanOut.status !== 201) throw new Error(`fan-out workflow: ${fanOut.status} ${JSON.stringify(fanOut.json)}`)
+const bodyIds = Array.from({ length: 10 }, (_, n) => `b${n}`)
+const longRun = await call('POST', '/api/workflows/stall-bot', member, {
+  name: 'long',
+  definition: {
+    nodes: [
+      { id: 'm', type: 'agentbox.map', params: { items: '{{ $json.xs }}' } },
+      ...bodyIds.map((id, n) => ({ id, type: 'agentbox.set', params: { values: { [`v${n}`]: `{{ $index + ${n} }}` } } })),
+      { id: 'o', type: 'agentbox.output', params: { value: '{{ length($json) }}' } },
+    ],
+    connections: [
+      { from: 'm', port: 'loop', to: 'b0' },
+      ...bodyIds.slice(1).map((id, n) => ({ from: bodyIds[n]!, to: id })),
+      { from: bodyIds.at(-1)!, to: 'm' },
+      { from: 'm', port: 'done', to: 'o' },
+    ],
+    settings: { max_steps: 100_000, timeout_s: 3600 },
+  },
+})
+if (longRun.status !== 201) throw new Error(`long workflow: ${longRun.status} ${JSON.stringify(longRun.json)}`)
+const oneStep = await call('POST', '/api/workflows/stall-bot', member, {
+  name: 'one step',
+  definition: { nodes: [{ id: 'o', type: 'agentbox.output', params: { value: 'ok' } }], connections: [] },
+})
+if (oneStep.status !== 201) throw new Error(`one-step workflow: ${oneStep.status} ${JSON.stringify(oneStep.json)}`)
+const emptyObjects = Array.from({ length: 100_000 }, () => ({}))
+const items = Array.from({ length: 9_999 }, (_, i) => i)
 const skill = `---\nname: big-skill\ndescription: d\nmetadata:\n${Array.from({ length: 80_000 }, (_, i) => `  k${i}: v`).join('\n')}\n---\nbody\n`
 
 const HEAVY: Record<string, () => Promise<unknown>> = {
@@ -116,6 +161,26 @@ const HEAVY: Record<string, () => Promise<unknown>> = {
   'workflow dry run (1,500 splits of a 900 KB string over 15 steps)': () =>
     call('POST', `/api/workflows/stall-bot/${flow.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { s: bigText } }),
   'skill validation (80,000 metadata keys)': () => call('POST', '/api/skill/validate', member, { content: skill }),
+  "reference: the fan-out's 300 KB body (100,000 empty objects) to a one-step workflow, dry": () =>
+    call('POST', `/api/workflows/stall-bot/${oneStep.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { x: emptyObjects } }),
+  'workflow dry run, small-object fan-out (20 sets × 12 copies of 100,000 empty objects)': () =>
+    call('POST', `/api/workflows/stall-bot/${fanOut.json?.id}/run`, member, { version: 'draft', dry_run: true, input: { x: emptyObjects } }),
+  'workflow real run, the same fan-out (recording full)': () =>
+    call('POST', `/api/workflows/stall-bot/${fanOut.json?.id}/run`, member, { version: 'draft', input: { x: emptyObjects } }),
+  'workflow real run of 99,992 steps (recording full)': () =>
+    call('POST', `/api/workflows/stall-bot/${longRun.json?.id}/run`, member, { version: 'draft', input: { xs: items } }),
+}
+
+/** The server's resident memory now (Linux), in MB. */
+const serverRssMb = () => {
+  const status = readFileSync(`/proc/${server.pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024
+}
+
+/** What the server answered, in a few words: HTTP status, and a run's status and error code. */
+function answerOf(reply: unknown): string {
+  const { status, json } = (reply ?? {}) as { status?: number; json?: { status?: string; error?: { code?: string } } }
+  return [status, json?.status, json?.error?.code].filter((part) => part !== undefined && part !== null).join(' ')
 }
 
 interface Measured {
@@ -123,14 +188,20 @@ interface Measured {
   p99: number | null
   worstLiveMs: number
   heavyRequests: number
+  /** Peak resident memory of the server above its level when the run started, MB. */
+  rssAboveMb: number
+  lastAnswer: string
 }
 
 async function measure(heavy: (() => Promise<unknown>) | null): Promise<Measured> {
   let running = true
   let heavyRequests = 0
+  let lastAnswer = ''
+  const rssBefore = serverRssMb()
+  let rssPeak = rssBefore
   const heavyLoop = (async () => {
     while (heavy && running) {
-      await heavy()
+      lastAnswer = answerOf(await heavy())
       heavyRequests++
     }
   })()
@@ -140,6 +211,7 @@ async function measure(heavy: (() => Promise<unknown>) | null): Promise<Measured
       const t0 = performance.now()
       await fetch(`${base}/api/health/live`)
       worstLiveMs = Math.max(worstLiveMs, performance.now() - t0)
+      rssPeak = Math.max(rssPeak, serverRssMb())
       await Bun.sleep(10)
     }
   })()
@@ -150,20 +222,25 @@ async function measure(heavy: (() => Promise<unknown>) | null): Promise<Measured
   const result = JSON.parse((await new Response(loadgen.stdout).text()).trim().split('\n').at(-1)!)
   running = false
   await Promise.all([heavyLoop, probe])
-  return { rps: result.requests / result.seconds, p99: result.p99_ms, worstLiveMs, heavyRequests }
+  rssPeak = Math.max(rssPeak, serverRssMb())
+  return { rps: result.requests / result.seconds, p99: result.p99_ms, worstLiveMs, heavyRequests, rssAboveMb: rssPeak - rssBefore, lastAnswer }
 }
 
 console.log(`stall benchmark: ${ROWS} interactions, ${SECONDS} s per run, loadgen 32 connections on /api/auth/me, ${new Date().toISOString()}`)
-console.log('| heavy request looped by one member | /me req/s (vs none) | /me p99 ms | worst /api/health/live ms | heavy requests done | targets met |')
-console.log('|---|---|---|---|---|---|')
+console.log(
+  '| heavy request looped by one member | /me req/s (vs none) | /me p99 ms | worst /api/health/live ms | heavy requests done | last answer | peak RSS above before, MB | targets met (issue 14: live, /me; issue 25: live, RSS) |',
+)
+console.log('|---|---|---|---|---|---|---|---|')
 for (const [name, heavy] of Object.entries(HEAVY)) {
+  if (opts.only && !name.includes(opts.only)) continue
   // The undisturbed run is measured right before each heavy one: the machine is shared and noisy.
   const calm = await measure(null)
   const loaded = await measure(heavy)
   const ratio = loaded.rps / calm.rps
   const met = loaded.worstLiveMs < 50 && ratio >= 0.5
+  const bounded = loaded.worstLiveMs < 50 && loaded.rssAboveMb < 256
   console.log(
-    `| ${name} | ${loaded.rps.toFixed(0)} (${(ratio * 100).toFixed(0)} % of ${calm.rps.toFixed(0)}) | ${loaded.p99?.toFixed(1)} (calm ${calm.p99?.toFixed(1)}) | ${loaded.worstLiveMs.toFixed(1)} (calm ${calm.worstLiveMs.toFixed(1)}) | ${loaded.heavyRequests} | ${met ? 'yes' : 'no'} |`,
+    `| ${name} | ${loaded.rps.toFixed(0)} (${(ratio * 100).toFixed(0)} % of ${calm.rps.toFixed(0)}) | ${loaded.p99?.toFixed(1)} (calm ${calm.p99?.toFixed(1)}) | ${loaded.worstLiveMs.toFixed(1)} (calm ${calm.worstLiveMs.toFixed(1)}) | ${loaded.heavyRequests} | ${loaded.lastAnswer} | ${loaded.rssAboveMb.toFixed(0)} (calm ${calm.rssAboveMb.toFixed(0)}) | ${met ? 'yes' : 'no'}; ${bounded ? 'yes' : 'no'} |`,
   )
 }
 process.exit(0)

@@ -60,10 +60,19 @@ export const LIMITS = Object.freeze({
   expressionUnitsPerRun: 50_000_000,
   /** Of which one step may spend (a step's expressions run without a break: this bounds how long it holds the server, ~5 ms). */
   expressionUnitsPerStep: 5_000_000,
-  /** The largest JSON (estimated) an expression value, a step's output, a map's results, the run input or result may be. */
+  /** The largest JSON (estimated) an expression value, a step's parameters or output, a map's results, the run input or result may be. */
   valueBytesCap: 4 * 1024 * 1024,
-  /** Every step output of a run together (map iterations included), estimated as JSON. */
-  runOutputBytesCap: 256 * 1024 * 1024,
+  /**
+   * The most memory (estimated from what a value holds, see expr/value-size.ts) one such value may take: small objects
+   * cost ~25x their JSON, so 4 MiB of JSON could be 100 MiB of objects. Also bounds how long one step copies (~15 ms).
+   */
+  valueMemoryBytesCap: 16 * 1024 * 1024,
+  /**
+   * A run's memory budget (engine/run-memory.ts): the estimated memory of the values it holds (the run input, step
+   * outputs it still needs, map results, a map's items) plus the JSON of the step data it keeps to answer
+   * (include_data) or to record (recording full). Past it the run fails with memory_budget_exceeded.
+   */
+  runMemoryBytesCap: 64 * 1024 * 1024,
   /** The longest list one expression function may return. */
   functionItemsCap: 100_000,
   mapItemsCap: 10_000,

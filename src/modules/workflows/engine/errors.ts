@@ -28,11 +28,12 @@ export class StepError extends Error {
   }
 }
 
-/** Ends the whole run at once: cancel, max_steps, run_timeout. */
+/** Ends the whole run at once: cancel, max_steps, run_timeout, the run's memory budget (which names the step that passed it). */
 export class RunAbort extends Error {
   constructor(
-    readonly code: 'cancelled' | 'max_steps_exceeded' | 'run_timeout',
+    readonly code: 'cancelled' | 'max_steps_exceeded' | 'run_timeout' | 'memory_budget_exceeded',
     message: string,
+    readonly nodeId?: string,
   ) {
     super(message)
     this.name = 'RunAbort'

@@ -1,15 +1,17 @@
 // The in-process engine: runs a definition's graph step by step, pauses at a gate with a serialisable state, resumes from it.
 import { isoTime } from '../../../platform/clock.ts'
-import { ExpressionBudget, jsonSizeUpTo, mib } from '../expr/budget.ts'
+import { ExpressionBudget, mib } from '../expr/budget.ts'
 import { ExpressionError } from '../expr/errors.ts'
 import type { Scope } from '../expr/evaluate.ts'
 import { resolveValue } from '../expr/template.ts'
-import { cloneJson } from '../expr/values.ts'
+import { cleanJson, cloneJson } from '../expr/values.ts'
+import { measureValue, SizeCache, sizeProblem, VALUE_LIMITS, type ValueSize } from '../expr/value-size.ts'
 import { graphOf, type Edge, type WorkflowGraph } from '../definition/graph.ts'
 import { isValidNodeId, LIMITS, type WorkflowDefinition, type WorkflowNode } from '../definition/types.ts'
 import { RunAbort, StepError, StepFailure, type StepErrorInfo } from './errors.ts'
 import { mergePatch } from './merge-patch.ts'
 import { runNode, stepDataOf } from '../nodes/index.ts'
+import { RunMemory } from './run-memory.ts'
 import type { Decision, StepTrace } from './trace.ts'
 import type { Activation, EngineHost, EngineState, GateDecision, NodeResult, Outcome, PendingGate, RunInfo } from './types.ts'
 
@@ -49,7 +51,16 @@ export class WorkflowExecutor {
   #segmentStart = 0
   #state!: EngineState
   #budget = new ExpressionBudget()
-  /** performance.now() at the last turn of the event loop this run gave up (see #yieldIfBusy). */
+  #memory!: RunMemory
+  /** Sizes of values already measured (outputs, items, the input, big lists inside them): a step's input is the output before it. */
+  readonly #sizes = new SizeCache()
+  /** The run input as the engine uses it: one clean copy (no prototype keys), shared by the first steps. */
+  #input: unknown = null
+  /**
+   * performance.now() at the last turn of the event loop this run gave up (see #yieldIfBusy). Zero at first: the
+   * request that starts or resumes a run has worked without a turn already (its body, the definition, the checkpoint),
+   * so the first step waits for one.
+   */
   #lastYield = 0
 
   constructor(
@@ -65,20 +76,19 @@ export class WorkflowExecutor {
 
   /** Starts a run: every top-level node without incoming connections gets the run input as $json. */
   async start(): Promise<Outcome> {
+    // The input is measured (and walked for prototype keys) after a turn: the request worked without one to get here.
+    await this.#yieldIfBusy()
     const frame = new Frame(undefined, [], null, null)
+    this.#state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0, expr_units: 0 }
+    this.#memory = new RunMemory(0, 0, this.host.keeps)
+    const problem = sizeProblem('The run input', this.#sizeOf(this.run.input))
+    if (problem) return { kind: 'finished', status: 'failed', result: null, error: { code: 'output_too_large', message: problem }, state: this.#state }
+    this.#input = cleanJson(this.run.input)
+    // The run holds its input from start to end ($run.input, the first steps' $json).
+    this.#memory.held = this.#sizeOf(this.#input).memory
     for (const node of this.#graph.nodes.values()) {
       if (this.#graph.owner.has(node.id)) continue
-      if (this.#graph.inEdges(node.id).length === 0) frame.queue.push({ node: node.id, json: cloneJson(this.run.input) })
-    }
-    this.#state = { queue: [], outputs: {}, edges: {}, joins: {}, settled: [], result: null, steps: 0, seq: 0, active_ms: 0, expr_units: 0, output_bytes: 0 }
-    if (jsonSizeUpTo(this.run.input, LIMITS.valueBytesCap) > LIMITS.valueBytesCap) {
-      return {
-        kind: 'finished',
-        status: 'failed',
-        result: null,
-        error: { code: 'output_too_large', message: `The run input is larger than ${mib(LIMITS.valueBytesCap)} as JSON` },
-        state: this.#state,
-      }
+      if (this.#graph.inEdges(node.id).length === 0) frame.queue.push({ node: node.id, json: this.#input })
     }
     // Versions saved before node ids were checked may still hold one the engine must never use as a key.
     const unsafe = this.definition.nodes.find((node) => !isValidNodeId(node.id))
@@ -97,33 +107,51 @@ export class WorkflowExecutor {
   async resume(state: EngineState, gate: { gate_id: string; data: unknown }, decision: GateDecision): Promise<Outcome> {
     this.#state = state
     this.#budget = new ExpressionBudget(state.expr_units ?? 0)
+    // Checkpoints saved before the memory budget existed start it from nothing.
+    this.#memory = new RunMemory(state.memory_held ?? 0, state.memory_kept ?? 0, this.host.keeps)
+    this.#input = this.run.input
     const frame = this.#restore(state)
     this.#segmentStart = this.host.clock.now()
     const node = this.#graph.nodes.get(gate.gate_id)!
     const output = gateOutput(gate.data, decision)
     const port = decision.decision === 'approve' ? 'approved' : decision.decision === 'reject' ? 'rejected' : 'timeout'
     const started = isoTime(this.host.clock.now())
-    this.#trace(frame, node, { started, input: gate.data, params: null, output, status: 'succeeded', port, decision: toDecision(decision) })
-    if (port !== 'approved' && this.#graph.outEdges(node.id).every((e) => e.port !== port)) {
-      state.active_ms += this.host.clock.now() - this.#segmentStart
-      if (port === 'rejected') return { kind: 'finished', status: 'rejected', result: state.result, error: null, state }
-      return {
-        kind: 'finished',
-        status: 'failed',
-        result: state.result,
-        error: { code: 'approval_timeout', message: `Nobody decided on approval gate '${node.id}' in time`, node_id: node.id },
-        state,
+    let ended: Outcome | null = null
+    const decide = () => {
+      this.#holdOutput(node, output)
+      this.#trace(frame, node, { started, input: gate.data, params: null, output, status: 'succeeded', port, decision: toDecision(decision) })
+      if (port !== 'approved' && this.#graph.outEdges(node.id).every((e) => e.port !== port)) {
+        if (port === 'rejected') ended = { kind: 'finished', status: 'rejected', result: state.result, error: null, state }
+        else
+          ended = {
+            kind: 'finished',
+            status: 'failed',
+            result: state.result,
+            error: { code: 'approval_timeout', message: `Nobody decided on approval gate '${node.id}' in time`, node_id: node.id },
+            state,
+          }
+        return
       }
+      this.#emit(frame, node.id, port, output)
     }
-    this.#emit(frame, node.id, port, output)
-    return this.#drive(frame, true)
+    return this.#drive(frame, true, decide, () => ended)
   }
 
-  async #drive(frame: Frame, resumed = false): Promise<Outcome> {
+  /**
+   * Runs the frame to its end, a pause or a failure. `first` (a resume's decision) runs inside the same handling, so a
+   * limit it passes ends the run like any step's would; `early` returns the outcome it reached without running on.
+   */
+  async #drive(frame: Frame, resumed = false, first?: () => void, early?: () => Outcome | null): Promise<Outcome> {
     if (!resumed) this.#segmentStart = this.host.clock.now()
-    this.#lastYield = performance.now()
     const state = this.#state
     try {
+      first?.()
+      const done = early?.()
+      if (done) {
+        this.#save(frame)
+        state.active_ms += this.host.clock.now() - this.#segmentStart
+        return done
+      }
       await this.#runFrame(frame)
       this.#save(frame)
       state.active_ms += this.host.clock.now() - this.#segmentStart
@@ -135,7 +163,8 @@ export class WorkflowExecutor {
       if (signal instanceof RejectedSignal) return { kind: 'finished', status: 'rejected', result: state.result, error: null, state }
       if (signal instanceof RunAbort) {
         const status = signal.code === 'cancelled' ? 'cancelled' : 'failed'
-        return { kind: 'finished', status, result: state.result, error: status === 'cancelled' ? null : { code: signal.code, message: signal.message }, state }
+        const error = status === 'cancelled' ? null : { code: signal.code, message: signal.message, ...(signal.nodeId ? { node_id: signal.nodeId } : {}) }
+        return { kind: 'finished', status, result: state.result, error, state }
       }
       if (signal instanceof StepFailure) {
         return {
@@ -157,6 +186,8 @@ export class WorkflowExecutor {
     state.joins = frame.joins
     state.settled = [...frame.settled]
     state.expr_units = this.#budget.used
+    state.memory_held = this.#memory.held
+    state.memory_kept = this.#memory.kept
     state.outputs = Object.fromEntries(Object.entries(frame.steps).map(([id, v]) => [id, v.json]))
   }
 
@@ -186,11 +217,13 @@ export class WorkflowExecutor {
 
   /**
    * Runs are in-process and their steps synchronous: after ~5 ms of work since the last turn, give the event loop one
-   * (setImmediate runs after pending I/O), so other requests are served while a heavy run continues.
+   * (setImmediate runs after pending I/O), so other requests are served while a heavy run continues. The host may
+   * write what the run recorded meanwhile, in slices of its own.
    */
   async #yieldIfBusy(): Promise<void> {
     if (performance.now() - this.#lastYield < YIELD_AFTER_MS) return
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    if (this.host.turn) await this.host.turn()
+    else await new Promise<void>((resolve) => setImmediate(resolve))
     this.#lastYield = performance.now()
   }
 
@@ -241,6 +274,7 @@ export class WorkflowExecutor {
     }
     const output = gateOutput(json, decision)
     const port = decision.decision === 'approve' ? 'approved' : decision.decision === 'reject' ? 'rejected' : 'timeout'
+    this.#holdOutput(node, output)
     this.#trace(frame, node, { started, input: json, params: { message }, output, status: 'succeeded', port, decision: toDecision(decision), simulated: true })
     if (port !== 'approved' && this.#graph.outEdges(node.id).every((e) => e.port !== port)) {
       if (port === 'rejected') throw new RejectedSignal()
@@ -264,12 +298,15 @@ export class WorkflowExecutor {
     let params: unknown = null
     for (let attempt = 1; ; attempt++) {
       try {
-        params = resolveValue(node.params ?? {}, this.#scope(frame, json), this.#budget)
-        const result: NodeResult = await runNode(node, params as Record<string, unknown>, json, {
+        params = null
+        const resolved = resolveValue(node.params ?? {}, this.#scope(frame, json), this.#budget)
+        params = this.#traceable(resolved)
+        const result: NodeResult = await runNode(node, resolved as Record<string, unknown>, json, {
           host: this.host,
           runMap: (items) => this.#runMap(frame, node, items),
+          measure: (value) => this.#sizeOf(value),
         })
-        this.#checkOutput(result.json)
+        if (!result.held) this.#checkOutput(node, json, result.json)
         if (result.result !== undefined) this.#state.result = result.result
         this.#trace(frame, node, {
           started,
@@ -309,49 +346,108 @@ export class WorkflowExecutor {
     }
   }
 
-  /** One child frame per item, run in order; results come back in input order, whatever on_item_error drops or nulls. */
+  /**
+   * One child frame per item, run in order; results come back in input order, whatever on_item_error drops or nulls.
+   * The items are held while the map runs; each iteration lets go of what it held once it is over, except its result.
+   */
   async #runMap(frame: Frame, node: WorkflowNode, items: unknown[]): Promise<unknown[]> {
     const mode = (node.params?.on_item_error as string | undefined) ?? 'stop'
     const loopEdges = this.#graph.outEdges(node.id).filter((e) => e.port === 'loop')
+    const beforeMap = this.#memory.held
+    const itemsHeld = this.#sizeOf(items).memory
+    this.#memory.hold(itemsHeld, node.id)
+    try {
+      const results = await this.#iterate(frame, node, items, mode, loopEdges)
+      // The items were a list the map was given (held elsewhere, or made for it and now let go): no longer held twice.
+      this.#memory.release(itemsHeld)
+      return results
+    } catch (error) {
+      // A failed map's results are dropped with its items (a run that stops here does not care).
+      this.#memory.releaseTo(beforeMap)
+      throw error
+    }
+  }
+
+  async #iterate(frame: Frame, node: WorkflowNode, items: unknown[], mode: string, loopEdges: Edge[]): Promise<unknown[]> {
     const results: unknown[] = []
-    let bytes = 0
+    const total: ValueSize = { json: 0, memory: 0, values: 0 }
     for (let index = 0; index < items.length; index++) {
       await this.#yieldIfBusy()
+      const mark = this.#memory.held
       const item = cloneJson(items[index])
-      if (loopEdges.length === 0) {
-        results.push(item)
-        continue
+      this.#memory.hold(this.#sizeOf(item).memory, node.id)
+      let result: unknown = item
+      if (loopEdges.length > 0) {
+        const child = new Frame(node.id, [...frame.iteration, index], { value: item, index }, frame.steps)
+        for (const e of loopEdges) child.queue.push({ node: e.to, json: item })
+        try {
+          await this.#runFrame(child)
+          result = child.iterationResult
+        } catch (error) {
+          if (!(error instanceof StepFailure)) throw error
+          this.#memory.releaseTo(mark)
+          if (mode === 'stop') throw new StepError('item_failed', `Item ${index} failed at '${error.info.node_id}': ${error.info.message}`)
+          if (mode === 'null') results.push(null)
+          continue
+        }
       }
-      const child = new Frame(node.id, [...frame.iteration, index], { value: item, index }, frame.steps)
-      for (const e of loopEdges) child.queue.push({ node: e.to, json: item })
-      try {
-        await this.#runFrame(child)
-        // The results grow with every item: bounded as they grow, not only once the map is done.
-        bytes += jsonSizeUpTo(child.iterationResult, LIMITS.valueBytesCap)
-        if (bytes > LIMITS.valueBytesCap)
-          throw new StepError(
-            'output_too_large',
-            `The map's results passed ${mib(LIMITS.valueBytesCap)} as JSON at item ${index} (the limit for a step's output)`,
-          )
-        results.push(child.iterationResult)
-      } catch (error) {
-        if (!(error instanceof StepFailure)) throw error
-        if (mode === 'stop') throw new StepError('item_failed', `Item ${index} failed at '${error.info.node_id}': ${error.info.message}`)
-        if (mode === 'null') results.push(null)
-      }
+      // The iteration is over: of everything it made, only its result is still held.
+      this.#memory.releaseTo(mark)
+      const size = this.#sizeOf(result)
+      // The results grow with every item: bounded as they grow, not only once the map is done.
+      total.json += size.json
+      total.memory += size.memory
+      total.values += size.values
+      const problem = sizeProblem(`The map's results at item ${index}`, total)
+      if (problem) throw new StepError('output_too_large', problem)
+      this.#memory.hold(size.memory, node.id)
+      results.push(result)
     }
     return results
   }
 
-  /** A step's output is at most LIMITS.valueBytesCap of JSON, and a run's outputs together at most LIMITS.runOutputBytesCap. */
-  #checkOutput(json: unknown): void {
-    const size = jsonSizeUpTo(json, LIMITS.valueBytesCap)
-    if (size > LIMITS.valueBytesCap)
-      throw new StepError('output_too_large', `The step's output is larger than ${mib(LIMITS.valueBytesCap)} as JSON (the limit for a step's output)`)
-    const total = (this.#state.output_bytes ?? 0) + size
-    this.#state.output_bytes = total
-    if (total > LIMITS.runOutputBytesCap)
-      throw new StepError('output_too_large', `The run's step outputs together passed ${mib(LIMITS.runOutputBytesCap)} as JSON (the limit for one run)`)
+  /** Measures a value against the limits of one value (4 MiB of JSON, 16 MiB of memory), once: sizes are kept by object. */
+  #sizeOf(value: unknown): ValueSize {
+    if (value === null || typeof value !== 'object') return measureValue(value)
+    const known = this.#sizes.sizes.get(value)
+    if (known) return known
+    const size = measureValue(value, VALUE_LIMITS, this.#sizes)
+    this.#sizes.sizes.set(value, size)
+    return size
+  }
+
+  /**
+   * A step's output is one value within the limits of one value, and the run holds it (in `$steps`) until the run
+   * or the map iteration ends. An output that is its input (an if passes `$json` on) is held already; a join's
+   * `$json` is made of its branches' outputs, held already, but it is one value and measured as such.
+   */
+  #checkOutput(node: WorkflowNode, input: unknown, json: unknown): void {
+    if (json === input && node.type !== 'agentbox.join') return
+    const size = this.#sizeOf(json)
+    const problem = sizeProblem("The step's output", size)
+    if (problem) throw new StepError('output_too_large', problem)
+    if (json !== input) this.#memory.hold(size.memory, node.id)
+  }
+
+  /** A gate's output (its $json with the decision, edits merged): checked and held like any step's. */
+  #holdOutput(node: WorkflowNode, output: unknown): void {
+    try {
+      this.#checkOutput(node, undefined, output)
+    } catch (error) {
+      if (!(error instanceof StepError)) throw error
+      throw new StepFailure({ code: error.code, message: error.message, node_id: node.id, attempt: 1, retryable: false })
+    }
+  }
+
+  /**
+   * Resolved parameters as a trace keeps them. They may refer to the same big value many times, which costs nothing
+   * until it is written out: when the answer or the recording would write more than one value's JSON limit, a note
+   * stands in for them.
+   */
+  #traceable(params: unknown): unknown {
+    if (!this.#memory.keepsData) return params
+    if (sizeProblem('', this.#sizeOf(params)) === null) return params
+    return `[not kept: the resolved parameters are larger than one value may be (${mib(LIMITS.valueBytesCap)} as JSON, ${mib(LIMITS.valueMemoryBytesCap)} in memory)]`
   }
 
   /** Delivers on `port` and skips every other outgoing connection, so joins and nodes down untaken branches settle. */
@@ -426,6 +522,10 @@ export class WorkflowExecutor {
       simulated?: boolean
     },
   ): void {
+    if (this.#memory.keepsData) {
+      const data = this.#sizeOf(t.input).json + this.#sizeOf(t.params).json + this.#sizeOf(t.output).json
+      this.#memory.keep(data, node.id)
+    }
     const finishedMs = this.host.clock.now()
     this.host.onTrace({
       node_id: node.id,

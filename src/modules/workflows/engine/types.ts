@@ -2,6 +2,8 @@
 // checkpoint), what it returns (Outcome), and what a node type returns (NodeResult). Shared by the executor, the
 // node types and the run store, so none of them imports another for its types.
 import type { Clock } from '../../../platform/clock.ts'
+import type { ValueSize } from '../expr/value-size.ts'
+import type { KeptTraces } from './run-memory.ts'
 import type { Decision, StepTrace } from './trace.ts'
 
 export interface RunInfo {
@@ -28,6 +30,10 @@ export interface EngineHost {
   /** Dry runs only: outputs for llm steps and decisions for gates, by node id. */
   stepData: Record<string, unknown> | null
   onTrace(trace: StepTrace): void
+  /** What the host keeps of each trace beyond the step's status (for include_data, for a full recording): counted by the run's memory budget. */
+  keeps?: KeptTraces
+  /** Gives the event loop a turn (the host may finish deferred work first, like writing step rows); setImmediate without. */
+  turn?(): Promise<void>
   /** Waits between retries; tests replace it. */
   sleep(ms: number): Promise<void>
 }
@@ -50,8 +56,9 @@ export interface EngineState {
   active_ms: number
   /** Expression work spent so far (ExpressionBudget); absent in checkpoints saved before it existed. */
   expr_units?: number
-  /** Step output bytes (estimated JSON) so far, against LIMITS.runOutputBytesCap. */
-  output_bytes?: number
+  /** The run's memory budget (RunMemory) at the checkpoint; absent in checkpoints saved before it existed. */
+  memory_held?: number
+  memory_kept?: number
 }
 
 export interface PendingGate {
@@ -83,9 +90,13 @@ export interface NodeResult {
   /** Output nodes: the run's result. */
   result?: unknown
   simulated?: boolean
+  /** The executor measured and held the output while the step made it (a map's results): not measured again. */
+  held?: boolean
 }
 
 export interface NodeTools {
   host: EngineHost
   runMap(items: unknown[]): Promise<unknown[]>
+  /** A value's size (JSON and memory), measured against one value's limits; big lists measured before are not walked again. */
+  measure(value: unknown): ValueSize
 }

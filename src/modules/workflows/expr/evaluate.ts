@@ -1,10 +1,11 @@
 // The whitelisting evaluator: walks a checked jsep tree over a null-prototype scope; no eval, no Function, no prototypes.
 import { LIMITS } from '../definition/types.ts'
-import { activeBudget, jsonSizeUpTo, mib } from './budget.ts'
+import { activeBudget } from './budget.ts'
 import { ExpressionError, isReservedKey } from './errors.ts'
 import { FUNCTIONS } from './functions.ts'
 import { parseExpression, VARIABLES, type Node } from './parse.ts'
 import { capString, deepEqual, isPlainObject, MAX_RESULT_CHARS, normalise, readMember, toText, truthy } from './values.ts'
+import { measureValue, sizeProblem } from './value-size.ts'
 
 /** The variables one evaluation sees ($json, $steps, $run, $workflow, $item, $index, $now); missing ones read as null. */
 export type Scope = Partial<Record<'$json' | '$steps' | '$run' | '$workflow' | '$item' | '$index' | '$now', unknown>>
@@ -169,13 +170,10 @@ export function evaluateExpression(source: string, variables: Scope): unknown {
     // A value the expression built (a list, an object, a function's result) is measured; a plain reference is not, since
     // what it points at (the input, a step's output) was bounded when it was made.
     if (value !== null && typeof value === 'object' && (Array.isArray(value) || isPlainObject(value)) && !REFERENCES.has(ast.type)) {
-      const size = jsonSizeUpTo(value, LIMITS.valueBytesCap)
-      activeBudget()?.charge(Math.ceil(size / 8))
-      if (size > LIMITS.valueBytesCap)
-        throw new ExpressionError(
-          `The expression's value is larger than ${mib(LIMITS.valueBytesCap)} as JSON (the limit for any value in a run)`,
-          'output_too_large',
-        )
+      const size = measureValue(value)
+      activeBudget()?.charge(Math.ceil(size.json / 8))
+      const problem = sizeProblem("The expression's value", size)
+      if (problem) throw new ExpressionError(problem, 'output_too_large')
     }
     return value
   } catch (error) {

@@ -91,6 +91,27 @@ export function readPath(target: unknown, path: string): unknown {
   return current
 }
 
+/**
+ * JSON data without prototype keys (`JSON.parse` makes `__proto__` an own key): the value itself when it has none,
+ * which one walk finds out, else a copy without them. Copying 100,000 small objects costs tens of milliseconds.
+ */
+export function cleanJson<T>(value: T): T {
+  const stack: unknown[] = [value]
+  while (stack.length) {
+    const v = stack.pop()
+    if (Array.isArray(v)) for (const item of v) stack.push(item)
+    else if (v !== null && typeof v === 'object') {
+      if (!isPlainObject(v)) return cloneJson(value)
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue
+        if (isReservedKey(key)) return cloneJson(value)
+        stack.push((v as Record<string, unknown>)[key])
+      }
+    } else if (v === undefined || (typeof v === 'number' && !Number.isFinite(v))) return cloneJson(value)
+  }
+  return value
+}
+
 /** Deep copy of JSON data, refusing prototype keys: what set and merge start from, so run state is never shared. */
 export function cloneJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneJson) as T

@@ -1,5 +1,5 @@
 // agentbox.if: tests its conditions (and / or) and passes $json on `true` or `false`.
-import { cloneJson, isPlainObject } from '../expr/values.ts'
+import { isPlainObject } from '../expr/values.ts'
 import { compileRegex, IF_OPERATORS, testCondition, UNARY_OPERATORS, type Condition } from '../engine/conditions.ts'
 import { isTemplate, type NodeKind } from './kind.ts'
 
@@ -31,6 +31,7 @@ export const ifNode: NodeKind = {
     const ignoreCase = params.ignore_case === true
     const outcomes = conditions.map((c) => testCondition(c, ignoreCase))
     const pass = params.combinator === 'or' ? outcomes.some(Boolean) : outcomes.every(Boolean)
-    return { port: pass ? 'true' : 'false', json: cloneJson(json) }
+    // $json passes on as it is: run values are never changed in place, so no copy is needed (nor held twice).
+    return { port: pass ? 'true' : 'false', json }
   },
 }

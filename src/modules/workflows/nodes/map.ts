@@ -20,6 +20,6 @@ export const mapNode: NodeKind = {
     if (!Array.isArray(items)) throw new StepError('map_items_not_array', `items must evaluate to a list, got ${items === null ? 'null' : typeof items}`)
     const cap = (params.max_items as number | undefined) ?? LIMITS.mapItemsCap
     if (items.length > cap) throw new StepError('map_too_many_items', `items has ${items.length} elements; max_items is ${cap}`)
-    return { port: 'done', json: await tools.runMap(items) }
+    return { port: 'done', json: await tools.runMap(items), held: true }
   },
 }

@@ -1,5 +1,6 @@
 // agentbox.set: writes values at paths into a copy of $json (merge) or into a new object (replace).
 import { cloneJson, isPlainObject } from '../expr/values.ts'
+import { sizeProblem } from '../expr/value-size.ts'
 import { StepError } from '../engine/errors.ts'
 import { parseSetPath, writePath } from '../engine/set-path.ts'
 import type { NodeKind } from './kind.ts'
@@ -17,7 +18,11 @@ export const setNode: NodeKind = {
     }
     oneOf('mode', ['merge', 'replace'])
   },
-  run(_node, params, json) {
+  run(_node, params, json, tools) {
+    // The values are copied into the output: many references to one big list would become that many copies, so they
+    // are measured as the output will be before anything is copied (the walk stops at the limit).
+    const problem = sizeProblem("The step's output", tools.measure(params.values ?? null))
+    if (problem) throw new StepError('output_too_large', problem)
     const start: Record<string, unknown> = params.mode === 'replace' || !isPlainObject(json) ? {} : cloneJson(json)
     for (const [path, value] of Object.entries((params.values ?? {}) as Record<string, unknown>)) {
       const { segments, problem } = parseSetPath(path)

@@ -7,6 +7,8 @@ import { notFound } from '../../../platform/errors.ts'
 import { resolvePage } from '../../../platform/http/paging.ts'
 import { authorizeAgent } from '../../agents/service.ts'
 import { RUN_HISTORY_PAGING } from '../schema.ts'
+import type { StepTrace } from '../engine/trace.ts'
+import { turnOfEventLoop } from './step-recorder.ts'
 import { runRowView, stepRowView, type RunView } from './views.ts'
 
 export const RUN_NOT_FOUND = 'Run not found'
@@ -49,8 +51,30 @@ export async function getRun(db: Kysely<Database>, principal: Principal, agentNa
         }
       : null,
   )
-  if (includeData) view.steps = (await db.selectFrom('workflow_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()).map(stepRowView)
+  if (includeData) view.steps = await readSteps(db, runId)
   return view
+}
+
+/** Step rows read per query: reading and parsing them takes a few ms, then the event loop gets a turn. */
+const STEP_PAGE = 250
+
+/** A run's steps in order, a page at a time (workflow_steps_run): a run may have 100,000 of them. */
+async function readSteps(db: Kysely<Database>, runId: string): Promise<StepTrace[]> {
+  const steps: StepTrace[] = []
+  for (let after = -1; ; ) {
+    const rows = await db
+      .selectFrom('workflow_steps')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('seq', '>', after)
+      .orderBy('seq')
+      .limit(STEP_PAGE)
+      .execute()
+    for (const row of rows) steps.push(stepRowView(row))
+    if (rows.length < STEP_PAGE) return steps
+    after = rows.at(-1)!.seq
+    await turnOfEventLoop()
+  }
 }
 
 /** History, newest first: admins every run of the agent, members their own; served by workflow_runs_agent / _starter. */

@@ -4,7 +4,7 @@ import type { ModelProviders } from '../../../llm/registry.ts'
 import type { LlmProviderName } from '../../../config.ts'
 import { StepError } from '../engine/errors.ts'
 import type { EngineHost } from '../engine/types.ts'
-import type { StepTrace } from '../engine/trace.ts'
+import { type StepRecorder, turnOfEventLoop } from './step-recorder.ts'
 
 export interface CancelHandle {
   cancelled: boolean
@@ -13,21 +13,26 @@ export interface CancelHandle {
 }
 
 /**
- * `traces` collects step traces only when something will read them (recording not disabled, or include_data):
- * otherwise a run would hold every step's input and output until it ends, only for them to be thrown away.
+ * Traces go to the run's recorder, which keeps what the answer and the recording need and nothing else; when the
+ * engine gives the event loop a turn, the recorder first writes the step rows made since the last one.
  */
 export function engineHost(
   clock: Clock,
   providers: ModelProviders,
   handle: CancelHandle,
   stepData: Record<string, unknown> | null,
-  traces: StepTrace[] | null,
+  recorder: StepRecorder,
 ): EngineHost {
   return {
     clock,
     stepData,
     isCancelled: () => handle.cancelled,
-    onTrace: traces ? (trace) => void traces.push(trace) : () => undefined,
+    onTrace: (trace) => recorder.add(trace),
+    keeps: recorder.keeps,
+    async turn() {
+      await recorder.flush()
+      await turnOfEventLoop()
+    },
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     async callLlm(call) {
       const provider = call.provider ?? providers.default.provider

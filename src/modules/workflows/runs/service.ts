@@ -17,7 +17,7 @@ import type { WorkflowDefinition } from '../definition/types.ts'
 import { isPlainObject } from '../expr/values.ts'
 import { WorkflowExecutor } from '../engine/executor.ts'
 import type { EngineState, GateDecision, Outcome, RunInfo } from '../engine/types.ts'
-import type { StepTrace } from '../engine/trace.ts'
+import { StepRecorder, turnOfEventLoop } from './step-recorder.ts'
 import { getRun, listRuns, RUN_NOT_FOUND, visibleRun, type RunHistoryQuery } from './history.ts'
 import { pruneFinished, recoverInterrupted } from './housekeeping.ts'
 import { checkResumeBody, type ResumeInput } from './resume-input.ts'
@@ -73,23 +73,24 @@ export class WorkflowRuns {
       workflow: { id: workflow.id, name: workflow.name, version, agent: agent.name },
     }
     const meta: RunMeta = { info, agentId: agent.id, source, definitionHash: sha256Hex(JSON.stringify(workflow.definition)), recording }
-    const traces: StepTrace[] = []
+    const recorder = new StepRecorder(db, info.id, recording, body.include_data === true)
     const handle: CancelHandle = { cancelled: false, agentId: agent.id, starterId: principal.userId }
-    const keepTraces = body.include_data || (!dry && recording !== 'disabled')
     const executor = new WorkflowExecutor(
       workflow.definition,
       info,
-      engineHost(this.deps.clock, this.deps.providers, handle, dry ? ((body.step_data ?? {}) as Record<string, unknown>) : null, keepTraces ? traces : null),
+      engineHost(this.deps.clock, this.deps.providers, handle, dry ? ((body.step_data ?? {}) as Record<string, unknown>) : null, recorder),
     )
     if (dry) {
       const outcome = await this.#execute(info.id, () => executor.start())
-      return outcomeView(meta, outcome, outcome.kind === 'finished' ? outcome.status : 'waiting_human', this.#now(), traces, body.include_data)
+      return outcomeView(meta, outcome, outcome.kind === 'finished' ? outcome.status : 'waiting_human', this.#now(), recorder.answer)
     }
+    // Reading and checking the request's body took a while already; writing the input (full recording) comes after a turn.
+    await turnOfEventLoop()
     if (recording !== 'disabled') await insertRunningRow(db, meta, info.started_at)
     this.#active.set(info.id, handle)
     try {
       const outcome = await this.#execute(info.id, () => executor.start())
-      return await this.#settle(meta, workflow.definition, outcome, traces, body.include_data)
+      return await this.#settle(meta, workflow.definition, outcome, recorder)
     } finally {
       this.#active.delete(info.id)
     }
@@ -112,18 +113,26 @@ export class WorkflowRuns {
     }
   }
 
-  async #settle(meta: RunMeta, definition: WorkflowDefinition, outcome: Outcome, traces: StepTrace[], includeData?: boolean): Promise<RunView> {
+  /**
+   * Steps performed:
+   * 1. the step rows not written yet are written, in slices with turns of the event loop between them;
+   * 2. the run pauses (checkpoint and status in one transaction) or ends (status, result) as the outcome says.
+   * The answer is given only after 2 has committed: an acknowledged run or checkpoint is never lost.
+   */
+  async #settle(meta: RunMeta, definition: WorkflowDefinition, outcome: Outcome, recorder: StepRecorder): Promise<RunView> {
+    await recorder.flush()
     const now = this.#now()
+    const rest = recorder.takePending()
     if (outcome.kind === 'paused') {
       const expiresAt = isoTime(this.deps.clock.now() + outcome.gate.timeout_s * 1000)
-      const waiting = await pauseRun(this.deps.db, meta, definition, outcome.gate, outcome.state, traces, now, expiresAt)
-      const view = outcomeView(meta, outcome, waiting ? 'waiting_human' : 'cancelled', now, traces, includeData)
+      const waiting = await pauseRun(this.deps.db, meta, definition, outcome.gate, outcome.state, rest, now, expiresAt)
+      const view = outcomeView(meta, outcome, waiting ? 'waiting_human' : 'cancelled', now, recorder.answer)
       if (waiting) view.waiting = { gate_id: outcome.gate.gate_id, message: outcome.gate.message, since: now, expires_at: expiresAt, data: outcome.gate.data }
       else view.finished_at = now
       return view
     }
-    const status = await finishRun(this.deps.db, meta, outcome.status, outcome.result, outcome.error, traces, now)
-    return outcomeView(meta, outcome, status, now, traces, includeData)
+    const status = await finishRun(this.deps.db, meta, outcome.status, outcome.result, outcome.error, rest, now)
+    return outcomeView(meta, outcome, status, now, recorder.answer)
   }
 
   async resume(principal: Principal, agentName: string, runId: string, body: ResumeInput, channel: GateDecision['channel'] = 'api'): Promise<RunView> {
@@ -201,17 +210,13 @@ export class WorkflowRuns {
     const state = JSON.parse(checkpoint.state) as EngineState
     const row = await this.deps.db.selectFrom('workflow_runs').select(['source', 'definition_hash']).where('id', '=', info.id).executeTakeFirst()
     const meta: RunMeta = { info, agentId, source: (row?.source ?? 'live') as 'live' | 'draft', definitionHash: row?.definition_hash ?? '', recording }
-    const traces: StepTrace[] = []
+    const recorder = new StepRecorder(this.deps.db, info.id, recording, includeData === true)
     const handle: CancelHandle = { cancelled: false, agentId, starterId: info.starter }
-    const executor = new WorkflowExecutor(
-      definition,
-      info,
-      engineHost(this.deps.clock, this.deps.providers, handle, null, includeData || recording !== 'disabled' ? traces : null),
-    )
+    const executor = new WorkflowExecutor(definition, info, engineHost(this.deps.clock, this.deps.providers, handle, null, recorder))
     this.#active.set(info.id, handle)
     try {
       const outcome = await this.#execute(info.id, () => executor.resume(state, { gate_id: checkpoint.gate_id, data: JSON.parse(checkpoint.data) }, decision))
-      return await this.#settle(meta, definition, outcome, traces, includeData)
+      return await this.#settle(meta, definition, outcome, recorder)
     } finally {
       this.#active.delete(info.id)
     }

@@ -1,7 +1,7 @@
 // Run persistence: the run row, step rows by recording mode, and the checkpoint written in the same transaction as waiting_human.
-import type { Kysely, Transaction } from 'kysely'
+import type { Insertable, Kysely, Transaction } from 'kysely'
 import type { Database } from '../../../platform/db/schema.ts'
-import type { RecordingMode, RunStatus } from '../../../platform/db/tables/workflows.ts'
+import type { RecordingMode, RunStatus, WorkflowStepsTable } from '../../../platform/db/tables/workflows.ts'
 import { newId } from '../../../platform/ids.ts'
 import type { EngineState, PendingGate, RunError, RunInfo } from '../engine/types.ts'
 import type { StepTrace } from '../engine/trace.ts'
@@ -45,11 +45,10 @@ export async function insertRunningRow(db: Kysely<Database>, meta: RunMeta, now:
     .execute()
 }
 
-/** Step rows: headers_only keeps status, timings, attempts and errors; full adds input, params and output; disabled nothing. */
-export async function insertSteps(trx: Kysely<Database>, runId: string, recording: RecordingMode, traces: StepTrace[]): Promise<void> {
-  if (recording === 'disabled' || traces.length === 0) return
+/** One step row: headers_only keeps status, timings, attempts and errors; full adds input, params and output. */
+export function stepRow(runId: string, recording: RecordingMode, t: StepTrace): Insertable<WorkflowStepsTable> {
   const full = recording === 'full'
-  const rows = traces.map((t) => ({
+  return {
     id: newId(),
     run_id: runId,
     seq: t.seq,
@@ -68,13 +67,25 @@ export async function insertSteps(trx: Kysely<Database>, runId: string, recordin
     output: full ? json(t.output) : null,
     error: json(t.error ?? undefined),
     decision: json(t.decision ?? undefined),
-  }))
-  // SQLite caps bound variables per statement; 18 columns × 50 rows stays well under it.
+  }
+}
+
+/** Writes step rows, 50 to a statement: SQLite caps bound variables per statement, and 18 columns × 50 rows stays well under it. */
+export async function insertStepRows(trx: Kysely<Database>, rows: Insertable<WorkflowStepsTable>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 50)
     await trx
       .insertInto('workflow_steps')
       .values(rows.slice(i, i + 50))
       .execute()
+}
+
+/** Step rows by recording mode (disabled: none). */
+export async function insertSteps(trx: Kysely<Database>, runId: string, recording: RecordingMode, traces: StepTrace[]): Promise<void> {
+  if (recording === 'disabled' || traces.length === 0) return
+  await insertStepRows(
+    trx,
+    traces.map((t) => stepRow(runId, recording, t)),
+  )
 }
 
 /**

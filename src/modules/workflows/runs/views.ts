@@ -78,8 +78,11 @@ export function stepRowView(row: Selectable<WorkflowStepsTable>): StepTrace {
   }
 }
 
-/** The run as it stands after `outcome`, before anyone reads it back: `status` is what the store settled on. */
-export function outcomeView(meta: RunMeta, outcome: Outcome, status: RunStatus, now: string, traces: StepTrace[], includeData?: boolean): RunView {
+/**
+ * The run as it stands after `outcome`, before anyone reads it back: `status` is what the store settled on; `steps`
+ * are this call's traces when the caller asked for them (include_data), else null.
+ */
+export function outcomeView(meta: RunMeta, outcome: Outcome, status: RunStatus, now: string, steps: StepTrace[] | null): RunView {
   const { info } = meta
   const view: RunView = {
     run_id: info.id,
@@ -98,6 +101,6 @@ export function outcomeView(meta: RunMeta, outcome: Outcome, status: RunStatus, 
     finished_at: outcome.kind === 'finished' ? now : null,
     waiting: null,
   }
-  if (includeData) view.steps = traces
+  if (steps) view.steps = steps
   return view
 }
