@@ -74,6 +74,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.tasks,
   m.applications,
   m.insights,
+  m.toolbox,
   m.mcp,
   m.oauth,
 ]
