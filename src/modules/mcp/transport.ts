@@ -57,9 +57,11 @@ function pageStart(set: ToolSet, cursor: string | undefined): number {
     // not one of ours
   }
   const tools = set.tools
-  if (Number.isInteger(index) && tools[index]?.name === name) return index
-  const moved = typeof name === 'string' ? tools.findIndex((tool) => tool.name === name) : -1
-  if (moved >= 0) return moved
+  if (typeof name === 'string') {
+    if (Number.isInteger(index) && index >= 0 && tools[index]?.name === name) return index
+    const moved = tools.findIndex((tool) => tool.name === name)
+    if (moved >= 0) return moved
+  }
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: list the tools again from the start')
 }
 
