@@ -4,16 +4,23 @@
 //             mcp_tool
 //   record    POST /api/interaction/record-mcp-tool with a 360-byte record (the masking of the write path, nothing else)
 //   upstream  a direct fetch of the upstream from this process: the floor the two calls stand on
+// Then, when the server has the dynamic mode (mcp_operation_tool_limit in /api/org/settings), an agent over GitHub's
+// REST description (@octokit/openapi, ≈1,100 operations): the size of its tools/list in the dynamic mode, the first
+// find_operations (which builds the index) and later ones, and how often find_operations puts an operation in its top
+// 1 and top 3 for a query that is the operation's own summary.
 // The upstream is a separate process on 127.0.0.1 (so its work is not counted in this process's time), answering a
 // small JSON that echoes the request's query and API-key header, as echoing test APIs do. Cases interleaved per round;
 // figures are medians of every sample. Server time = from handing the request to server.fetch to having read the body.
 //
 //   bun scripts/bench/toolbox.ts [--rounds 5] [--iterations 200] [--json FILE]
 //
+// Run it against an older checkout (copy this file there) to get the figures it is compared with.
+//
 // Target: the added server time of either call (its median minus the upstream's) stays within 10 % of the figure
 // measured before the toolbox (docs/benchmarks.md). Correctness is checked every round (exit 1).
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { intOption, median, startBenchServer } from './lib.ts'
 
@@ -168,6 +175,71 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 await server.modules.interactions.service.flush()
 
+// ------------------------------------------------------------------------------------------------ the dynamic mode
+
+async function dynamicMode() {
+  const settings = (await call('GET', '/api/org/settings', token)) as Record<string, unknown>
+  if (!('mcp_operation_tool_limit' in settings)) return null
+  const github = readFileSync(join(import.meta.dir, '..', '..', 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json'))
+  const upload = new FormData()
+  upload.append('file', new File([github], 'github.json', { type: 'application/json' }))
+  upload.append('api_name', 'github')
+  const body = new Response(upload)
+  const type = body.headers.get('content-type')!
+  const bytes = new Uint8Array(await body.arrayBuffer())
+  const imported = await call('POST', '/api/spec_from_file/', token, undefined, bytes, { 'content-type': type, 'content-length': String(bytes.byteLength) })
+  await call('POST', '/api/agents', token, { name: 'github-bot', description: 'd', instructions: 'i' })
+  await call('PATCH', '/api/agents/github-bot', token, { applications: [{ api_name: 'github' }] })
+  await call('POST', '/api/agents/github-bot/publish', token, {})
+  const rpc = async (method: string, params: unknown) => {
+    const started = performance.now()
+    const response = await server.fetch(
+      new Request('http://localhost/agent/github-bot/mcp', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      }),
+    )
+    const text = await response.text()
+    return { ms: performance.now() - started, text, body: JSON.parse(text) as { result: any } }
+  }
+  const list = await rpc('tools/list', {})
+  const names = list.body.result.tools.map((tool: { name: string }) => tool.name)
+  if (names.join() !== 'run_workflow,resume_workflow,find_operations,call_operation') throw new Error(`dynamic tools/list: ${names.join()}`)
+  const operations: { operation_id: string; summary: string }[] = []
+  for (let offset = 0; ; offset += 500) {
+    const page = (await call('GET', `/api/applications/github/operations?limit=500&offset=${offset}`, token)) as { operation_id: string; summary: string }[]
+    operations.push(...page)
+    if (page.length < 500) break
+  }
+  const find = (query: string) => rpc('tools/call', { name: 'find_operations', arguments: { query, limit: 3 } })
+  const first = await find(operations[0]!.summary)
+  let top1 = 0
+  let top3 = 0
+  let asked = 0
+  const times: number[] = []
+  for (const op of operations) {
+    if (!op.summary) continue
+    const found = await find(op.summary)
+    times.push(found.ms)
+    const ids = (JSON.parse(found.body.result.content[0].text) as { operation_id: string }[]).map((hit) => hit.operation_id)
+    asked++
+    if (ids[0] === op.operation_id) top1++
+    if (ids.includes(op.operation_id)) top3++
+  }
+  return {
+    operations: imported.operations_count as number,
+    tools_list_bytes: list.text.length,
+    tools_list_ms: list.ms,
+    first_find_ms: first.ms,
+    find_median_ms: median(times),
+    queries: asked,
+    top1: top1 / asked,
+    top3: top3 / asked,
+  }
+}
+const dynamic = await dynamicMode()
+
 const us = (ms: number) => Math.round(ms * 1000)
 const m = Object.fromEntries([...results].map(([name, xs]) => [name, median(xs)]))
 const floor = m['upstream direct fetch']!
@@ -177,9 +249,16 @@ const summary = {
   rows: CASES.map((c) => ({ case: c.name, median_us: us(m[c.name]!), samples: results.get(c.name)!.length })),
   added_us: { execute: us(m['POST …/execute']! - floor), mcp: us(m['mcp tools/call (operation)']! - floor) },
   record_us: us(m['record-mcp-tool']!),
+  dynamic,
 }
 console.table(summary.rows)
 console.log(`added over a direct fetch of the upstream: execute ${summary.added_us.execute} µs, MCP tools/call ${summary.added_us.mcp} µs`)
+if (dynamic)
+  console.log(
+    `dynamic mode over ${dynamic.operations} operations: tools/list ${dynamic.tools_list_bytes} bytes in ${dynamic.tools_list_ms.toFixed(1)} ms; ` +
+      `find_operations first ${dynamic.first_find_ms.toFixed(1)} ms (builds the index), then median ${dynamic.find_median_ms.toFixed(2)} ms; ` +
+      `summary as query: top 1 ${(dynamic.top1 * 100).toFixed(1)} %, top 3 ${(dynamic.top3 * 100).toFixed(1)} % of ${dynamic.queries}`,
+  )
 if (opts.json) writeFileSync(opts.json, JSON.stringify(summary, null, 2))
 await server.stop()
 process.exit(0)

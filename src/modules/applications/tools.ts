@@ -200,13 +200,16 @@ export class OperationTools {
     const uses = new Map<string, number>()
     for (const op of chosen) uses.set(op.operationId, (uses.get(op.operationId) ?? 0) + 1)
     const taken = new Set(reserved)
-    return chosen.map((op) => {
+    const tools: OperationTool[] = []
+    for (const op of chosen) {
       const unique = uses.get(op.operationId) === 1 && !reserved.has(op.operationId)
       let name = shortToolName(unique ? op.operationId : `${op.apiName}__${op.operationId}`)
       for (let n = 2; taken.has(name); n++) name = shortToolName(`${op.apiName}__${op.operationId}_${n}`)
       taken.add(name)
-      return this.#tool(name, op, options.sharedCredentialsOnly === true)
-    })
+      tools.push(this.#tool(name, op, options.sharedCredentialsOnly === true))
+      if (tools.length % READ_CHUNK === 0) await nextTurn()
+    }
+    return tools
   }
 
   #tool(name: string, op: OperationInfo, sharedOnly: boolean): OperationTool {
@@ -222,7 +225,10 @@ export class OperationTools {
     return {
       name,
       title: op.summary || undefined,
-      description: describe(op),
+      // Made when asked (listing describes each tool once): a large application's tools are mostly never listed.
+      get description() {
+        return describe(op)
+      },
       inputSchema: ANY_ARGUMENTS,
       get jsonSchema() {
         return op.inputSchema

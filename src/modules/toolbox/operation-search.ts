@@ -8,7 +8,7 @@ const FIELD_WEIGHTS = { name: 3, summary: 2, tags: 2, path: 1 } as const
 const K1 = 1.2
 const B = 0.75
 /** Operations indexed between two turns of the event loop. */
-const SLICE = 2000
+const SLICE = 500
 const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'to', 'for', 'in', 'on', 'by', 'with', 'and', 'or', 'is', 'are', 'be', 'it', 'its', 'this', 'that'])
 
 /** Words of `text`: camelCase and digits split, lower case, plural `s` dropped, stop words out. */
