@@ -1,28 +1,30 @@
-// Agent toolbox benchmark (issue 27): the server time of calling one API operation through each transport, in process.
+// Agent toolbox benchmark (issue 27): the server time of calling one API operation through each door, in process.
 //   execute   POST /api/applications/{api_name}/operations/{operation_id}/execute (recorded as api_action)
 //   mcp       tools/call of the same operation through /agent/{name}/mcp as raw JSON-RPC (2025-11-25), recorded as
 //             mcp_tool
 //   record    POST /api/interaction/record-mcp-tool with a 360-byte record (the masking of the write path, nothing else)
 //   upstream  a direct fetch of the upstream from this process: the floor the two calls stand on
+// The upstream is a separate process on 127.0.0.1 (its work is not counted here), answering a small JSON that echoes the
+// request's query and API-key header, as echoing test APIs do. Server time = from handing the request to server.fetch
+// to having read the body; figures are medians of every sample, cases interleaved per round.
+//
+// --baseline DIR also starts the server of another checkout (DIR/scripts/bench/lib.ts, e.g. the commit before the
+// toolbox) in this same process and interleaves every call between the two, so that both see the same noise: the
+// ratios new/baseline are the figure docs/benchmarks.md reports.
+//
 // Then, when the server has the dynamic mode (mcp_operation_tool_limit in /api/org/settings), an agent over GitHub's
-// REST description (@octokit/openapi, ≈1,100 operations): the size of its tools/list in the dynamic mode, the first
+// REST description (@octokit/openapi, ≈1,200 operations): the size of its tools/list in the dynamic mode, the first
 // find_operations (which builds the index) and later ones, and how often find_operations puts an operation in its top
 // 1 and top 3 for a query that is the operation's own summary.
-// The upstream is a separate process on 127.0.0.1 (so its work is not counted in this process's time), answering a
-// small JSON that echoes the request's query and API-key header, as echoing test APIs do. Cases interleaved per round;
-// figures are medians of every sample. Server time = from handing the request to server.fetch to having read the body.
 //
-//   bun scripts/bench/toolbox.ts [--rounds 5] [--iterations 200] [--json FILE]
+//   bun scripts/bench/toolbox.ts [--rounds 5] [--iterations 200] [--baseline DIR] [--json FILE]
 //
-// Run it against an older checkout (copy this file there) to get the figures it is compared with.
-//
-// Target: the added server time of either call (its median minus the upstream's) stays within 10 % of the figure
-// measured before the toolbox (docs/benchmarks.md). Correctness is checked every round (exit 1).
+// Target: either call's server time stays within 10 % of the baseline's. Correctness is checked on every call (exit 1).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { intOption, median, startBenchServer } from './lib.ts'
+import { type BenchServer, intOption, median, startBenchServer } from './lib.ts'
 
 if (process.argv[2] === '--upstream') {
   Bun.serve({
@@ -39,7 +41,12 @@ if (process.argv[2] === '--upstream') {
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
   strict: true,
-  options: { rounds: { type: 'string', default: '5' }, iterations: { type: 'string', default: '200' }, json: { type: 'string' } },
+  options: {
+    rounds: { type: 'string', default: '5' },
+    iterations: { type: 'string', default: '200' },
+    baseline: { type: 'string' },
+    json: { type: 'string' },
+  },
 })
 const ROUNDS = intOption(opts.rounds!, '--rounds')
 const ITERATIONS = intOption(opts.iterations!, '--iterations')
@@ -50,19 +57,14 @@ probe.stop(true)
 const upstream = Bun.spawn([process.execPath, import.meta.path, '--upstream', String(upstreamPort)], { stdout: 'ignore', stderr: 'inherit' })
 process.on('exit', () => upstream.kill('SIGKILL'))
 const UPSTREAM = `http://127.0.0.1:${upstreamPort}`
-for (let i = 0; i < 400; i++) {
-  if (
-    await fetch(`${UPSTREAM}/ready`).then(
-      (r) => r.ok,
-      () => false,
-    )
+const reachable = () =>
+  fetch(`${UPSTREAM}/ready`).then(
+    (r) => r.ok,
+    () => false,
   )
-    break
-  await Bun.sleep(10)
-}
+for (let i = 0; i < 400 && !(await reachable()); i++) await Bun.sleep(10)
 
-const { server, token, call } = await startBenchServer('toolbox', { AGENTBOX_OUTBOUND_ALLOW: '127.0.0.1' })
-
+const SECRET = 'bench-secret-key-0123456789'
 const spec = {
   openapi: '3.1.0',
   info: { title: 'Bench upstream', version: '1' },
@@ -83,35 +85,52 @@ const spec = {
     },
   },
 }
-const form = new FormData()
-form.append('file', new File([JSON.stringify(spec)], 'upstream.json', { type: 'application/json' }))
-form.append('api_name', 'upstream')
-form.append('global_spec', 'true')
-const encoded = new Response(form)
-const contentType = encoded.headers.get('content-type')! // read before the body: Bun forgets it once consumed
-const bytes = new Uint8Array(await encoded.arrayBuffer())
-await call('POST', '/api/spec_from_file/', token, undefined, bytes, { 'content-type': contentType, 'content-length': String(bytes.byteLength) })
-await call('PUT', '/api/applications/upstream/credentials', token, { scheme: 'key', api_key: 'bench-secret-key-0123456789' })
-await call('POST', '/api/agents', token, { name: 'ops-bot', description: 'd', instructions: 'i' })
-await call('PATCH', '/api/agents/ops-bot', token, { applications: [{ api_name: 'upstream' }] })
-await call('POST', '/api/agents/ops-bot/publish', token, {})
+
+async function uploadJson(bench: BenchServer, document: unknown, apiName: string) {
+  const form = new FormData()
+  form.append('file', new File([JSON.stringify(document)], `${apiName}.json`, { type: 'application/json' }))
+  form.append('api_name', apiName)
+  form.append('global_spec', 'true')
+  const encoded = new Response(form)
+  const contentType = encoded.headers.get('content-type')! // read before the body: Bun forgets it once consumed
+  const bytes = new Uint8Array(await encoded.arrayBuffer())
+  return bench.call('POST', '/api/spec_from_file/', bench.token, undefined, bytes, { 'content-type': contentType, 'content-length': String(bytes.byteLength) })
+}
+
+/** A server with the operation, its credential and an agent over it. */
+async function prepare(start: typeof startBenchServer): Promise<BenchServer> {
+  const bench = await start('toolbox', { AGENTBOX_OUTBOUND_ALLOW: '127.0.0.1' })
+  await uploadJson(bench, spec, 'upstream')
+  await bench.call('PUT', '/api/applications/upstream/credentials', bench.token, { scheme: 'key', api_key: SECRET })
+  await bench.call('POST', '/api/agents', bench.token, { name: 'ops-bot', description: 'd', instructions: 'i' })
+  await bench.call('PATCH', '/api/agents/ops-bot', bench.token, { applications: [{ api_name: 'upstream' }] })
+  await bench.call('POST', '/api/agents/ops-bot/publish', bench.token, {})
+  return bench
+}
+
+const current = await prepare(startBenchServer)
+const baselineLib = opts.baseline
+  ? ((await import(resolve(opts.baseline, 'scripts', 'bench', 'lib.ts'))) as { startBenchServer: typeof startBenchServer })
+  : null
+const baseline = baselineLib ? await prepare(baselineLib.startBenchServer) : null
 
 let samples: number[] | null = null
-async function timed(request: Request): Promise<Response> {
+async function timed(bench: BenchServer, request: Request): Promise<Response> {
   const started = performance.now()
-  const response = await server.fetch(request)
+  const response = await bench.server.fetch(request)
   const body = await response.arrayBuffer()
   samples?.push(performance.now() - started)
   return new Response(body, { status: response.status, headers: response.headers })
 }
-const auth = { authorization: `Bearer ${token}` }
+const auth = (bench: BenchServer) => ({ authorization: `Bearer ${bench.token}` })
 const ARGUMENTS = { id: 'item-1', expand: 'owner' }
 
-const execute = async () => {
+const execute = (bench: BenchServer) => async () => {
   const response = await timed(
+    bench,
     new Request('http://localhost/api/applications/upstream/operations/getItem/execute', {
       method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
+      headers: { ...auth(bench), 'content-type': 'application/json' },
       body: JSON.stringify({ arguments: ARGUMENTS }),
     }),
   )
@@ -119,15 +138,16 @@ const execute = async () => {
   if (response.status !== 200 || body.status !== 200) throw new Error(`execute: ${response.status} ${JSON.stringify(body)}`)
 }
 const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getItem', arguments: ARGUMENTS } })
-const mcp = async () => {
+const mcp = (bench: BenchServer) => async () => {
   const response = await timed(
+    bench,
     new Request('http://localhost/agent/ops-bot/mcp', {
       method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      headers: { ...auth(bench), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
       body: mcpBody,
     }),
   )
-  const body = (await response.json()) as { result?: { isError?: boolean; content?: unknown } }
+  const body = (await response.json()) as { result?: { isError?: boolean } }
   if (response.status !== 200 || !body.result || body.result.isError) throw new Error(`mcp: ${response.status} ${JSON.stringify(body)}`)
 }
 const recordBody = JSON.stringify({
@@ -140,11 +160,12 @@ const recordBody = JSON.stringify({
   conversation_id: 'conv-1234567890',
   client_source: 'agentbox-copilot',
 })
-const record = async () => {
+const record = (bench: BenchServer) => async () => {
   const response = await timed(
+    bench,
     new Request('http://localhost/api/interaction/record-mcp-tool', {
       method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
+      headers: { ...auth(bench), 'content-type': 'application/json' },
       body: recordBody,
     }),
   )
@@ -152,51 +173,51 @@ const record = async () => {
 }
 const direct = async () => {
   const started = performance.now()
-  const response = await fetch(`${UPSTREAM}/items/item-1?expand=owner`, { headers: { 'x-api-key': 'bench-secret-key-0123456789' } })
+  const response = await fetch(`${UPSTREAM}/items/item-1?expand=owner`, { headers: { 'x-api-key': SECRET } })
   await response.arrayBuffer()
   samples?.push(performance.now() - started)
   if (response.status !== 200) throw new Error('upstream')
 }
 
+const servers: [string, BenchServer][] = [['', current], ...(baseline ? ([['baseline ', baseline]] as [string, BenchServer][]) : [])]
 const CASES = [
   { name: 'upstream direct fetch', run: direct },
-  { name: 'POST …/execute', run: execute },
-  { name: 'mcp tools/call (operation)', run: mcp },
-  { name: 'record-mcp-tool', run: record },
+  ...servers.flatMap(([label, bench]) => [
+    { name: `${label}POST …/execute`, run: execute(bench) },
+    { name: `${label}mcp tools/call (operation)`, run: mcp(bench) },
+    { name: `${label}record-mcp-tool`, run: record(bench) },
+  ]),
 ]
 const results = new Map<string, number[]>(CASES.map((c) => [c.name, []]))
 for (const c of CASES) for (let i = 0; i < 50; i++) await c.run()
 for (let round = 0; round < ROUNDS; round++) {
-  for (const c of CASES) {
-    samples = results.get(c.name)!
-    for (let i = 0; i < ITERATIONS; i++) await c.run()
-    samples = null
+  // Call by call rather than case by case, so that a busy moment of the machine falls on every case alike.
+  for (let i = 0; i < ITERATIONS; i++) {
+    for (const c of round % 2 === 0 ? CASES : [...CASES].reverse()) {
+      samples = results.get(c.name)!
+      await c.run()
+      samples = null
+    }
   }
 }
-await server.modules.interactions.service.flush()
+for (const [, bench] of servers) await bench.server.modules.interactions.service.flush()
 
 // ------------------------------------------------------------------------------------------------ the dynamic mode
 
-async function dynamicMode() {
-  const settings = (await call('GET', '/api/org/settings', token)) as Record<string, unknown>
+async function dynamicMode(bench: BenchServer) {
+  const settings = (await bench.call('GET', '/api/org/settings', bench.token)) as Record<string, unknown>
   if (!('mcp_operation_tool_limit' in settings)) return null
-  const github = readFileSync(join(import.meta.dir, '..', '..', 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json'))
-  const upload = new FormData()
-  upload.append('file', new File([github], 'github.json', { type: 'application/json' }))
-  upload.append('api_name', 'github')
-  const body = new Response(upload)
-  const type = body.headers.get('content-type')!
-  const bytes = new Uint8Array(await body.arrayBuffer())
-  const imported = await call('POST', '/api/spec_from_file/', token, undefined, bytes, { 'content-type': type, 'content-length': String(bytes.byteLength) })
-  await call('POST', '/api/agents', token, { name: 'github-bot', description: 'd', instructions: 'i' })
-  await call('PATCH', '/api/agents/github-bot', token, { applications: [{ api_name: 'github' }] })
-  await call('POST', '/api/agents/github-bot/publish', token, {})
+  const github = JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json'), 'utf8'))
+  const imported = await uploadJson(bench, github, 'github')
+  await bench.call('POST', '/api/agents', bench.token, { name: 'github-bot', description: 'd', instructions: 'i' })
+  await bench.call('PATCH', '/api/agents/github-bot', bench.token, { applications: [{ api_name: 'github' }] })
+  await bench.call('POST', '/api/agents/github-bot/publish', bench.token, {})
   const rpc = async (method: string, params: unknown) => {
     const started = performance.now()
-    const response = await server.fetch(
+    const response = await bench.server.fetch(
       new Request('http://localhost/agent/github-bot/mcp', {
         method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        headers: { ...auth(bench), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
       }),
     )
@@ -208,7 +229,7 @@ async function dynamicMode() {
   if (names.join() !== 'run_workflow,resume_workflow,find_operations,call_operation') throw new Error(`dynamic tools/list: ${names.join()}`)
   const operations: { operation_id: string; summary: string }[] = []
   for (let offset = 0; ; offset += 500) {
-    const page = (await call('GET', `/api/applications/github/operations?limit=500&offset=${offset}`, token)) as { operation_id: string; summary: string }[]
+    const page = (await bench.call('GET', `/api/applications/github/operations?limit=500&offset=${offset}`, bench.token)) as typeof operations
     operations.push(...page)
     if (page.length < 500) break
   }
@@ -238,21 +259,27 @@ async function dynamicMode() {
     top3: top3 / asked,
   }
 }
-const dynamic = await dynamicMode()
+const dynamic = await dynamicMode(current)
 
 const us = (ms: number) => Math.round(ms * 1000)
 const m = Object.fromEntries([...results].map(([name, xs]) => [name, median(xs)]))
 const floor = m['upstream direct fetch']!
+const ratio = (name: string) => (baseline ? Math.round((m[name]! / m[`baseline ${name}`]!) * 1000) / 1000 : null)
 const summary = {
   machine: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
   date: new Date().toISOString(),
+  baseline: opts.baseline ?? null,
   rows: CASES.map((c) => ({ case: c.name, median_us: us(m[c.name]!), samples: results.get(c.name)!.length })),
   added_us: { execute: us(m['POST …/execute']! - floor), mcp: us(m['mcp tools/call (operation)']! - floor) },
-  record_us: us(m['record-mcp-tool']!),
+  versus_baseline: { execute: ratio('POST …/execute'), mcp: ratio('mcp tools/call (operation)'), record: ratio('record-mcp-tool') },
   dynamic,
 }
 console.table(summary.rows)
 console.log(`added over a direct fetch of the upstream: execute ${summary.added_us.execute} µs, MCP tools/call ${summary.added_us.mcp} µs`)
+if (baseline)
+  console.log(
+    `against the baseline (target ≤ 1.10): execute ${summary.versus_baseline.execute}×, MCP tools/call ${summary.versus_baseline.mcp}×, record-mcp-tool ${summary.versus_baseline.record}×`,
+  )
 if (dynamic)
   console.log(
     `dynamic mode over ${dynamic.operations} operations: tools/list ${dynamic.tools_list_bytes} bytes in ${dynamic.tools_list_ms.toFixed(1)} ms; ` +
@@ -260,5 +287,5 @@ if (dynamic)
       `summary as query: top 1 ${(dynamic.top1 * 100).toFixed(1)} %, top 3 ${(dynamic.top3 * 100).toFixed(1)} % of ${dynamic.queries}`,
   )
 if (opts.json) writeFileSync(opts.json, JSON.stringify(summary, null, 2))
-await server.stop()
+for (const [, bench] of servers) await bench.server.stop()
 process.exit(0)

@@ -84,15 +84,19 @@ const looksGenerated = (token: string) => /[0-9+/=._~-]/.test(token) || (token.m
 // `name=value` in a query string, form or cookie header.
 const NAME_VALUE = /(^|[?&;\s])([^=&?#;\s"']{1,100})=([^&#;\s"']*)/g
 
+// Cheap tests that say whether the two patterns can match at all: most text has neither.
+const MAYBE_AUTH_CREDENTIAL = /bearer|basic/i
+const MAYBE_NAME_VALUE = /(?:token|key|auth|secret|pass|pwd|credential|cookie|session|jwt|otp|bearer)[^=&?#;\s"']{0,100}=/i
+
 /** `text` with every known secret and every secret-looking credential or `name=value` pair replaced by the mask. */
 export function maskText(text: string, secrets: ReadonlySet<string> | readonly string[]): string {
   let masked = text
   for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH && masked.includes(secret)) masked = masked.replaceAll(secret, MASK)
-  if (!MAYBE_SECRET.test(masked)) return masked
-  masked = masked.replace(AUTH_CREDENTIAL, (whole, scheme: string, space: string, token: string) =>
-    looksGenerated(token) ? `${scheme}${space}${MASK}` : whole,
-  )
-  if (masked.includes('=')) {
+  if (MAYBE_AUTH_CREDENTIAL.test(masked))
+    masked = masked.replace(AUTH_CREDENTIAL, (whole, scheme: string, space: string, token: string) =>
+      looksGenerated(token) ? `${scheme}${space}${MASK}` : whole,
+    )
+  if (MAYBE_NAME_VALUE.test(masked)) {
     masked = masked.replace(NAME_VALUE, (whole, lead: string, name: string, value: string) => {
       if (value === '' || value === MASK) return whole
       let decoded = name
@@ -144,7 +148,9 @@ export function maskedRecord(record: { arguments?: unknown; result?: unknown; us
   const result = record.result === undefined ? null : (JSON.stringify(record.result) ?? null)
   const userInput = record.userInput ?? null
   const suspicious = (text: string | null) => text !== null && MAYBE_SECRET.test(text)
-  if (secrets.length === 0 && !suspicious(args) && !suspicious(result) && !suspicious(userInput)) return { arguments: args, result, userInput }
+  const holdsKnown = (secret: string) =>
+    secret.length >= MIN_SECRET_LENGTH && (args?.includes(inJson(secret)) || result?.includes(inJson(secret)) || userInput?.includes(secret))
+  if (!suspicious(args) && !suspicious(result) && !suspicious(userInput) && !secrets.some(holdsKnown)) return { arguments: args, result, userInput }
   const known = secretValuesIn(record.result, secretValuesIn(record.arguments, new Set(secrets)))
   return {
     arguments: args === null ? null : maskedJson(record.arguments, known),

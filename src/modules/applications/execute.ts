@@ -135,8 +135,11 @@ function credentialValues(credentials: readonly OpenedCredential[]): string[] {
     } else {
       const secret = credential.type === 'bearer' ? credential.token : credential.api_key
       values.add(secret)
-      values.add(encodeURIComponent(secret))
-      values.add(new URLSearchParams({ v: secret }).toString().slice(2))
+      // How a URL (query, cookie) or a form carries it, when that differs from the value itself.
+      if (/[^A-Za-z0-9._~-]/.test(secret)) {
+        values.add(encodeURIComponent(secret))
+        values.add(new URLSearchParams({ v: secret }).toString().slice(2))
+      }
     }
   }
   return [...values].filter((value) => value.length >= MIN_SECRET_LENGTH)

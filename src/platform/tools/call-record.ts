@@ -53,16 +53,20 @@ export interface CallFacts {
 const MASK_MARGIN = 256
 
 /**
- * The one record of one call. The text is masked before it is cut (with a margin past the cut), so that a secret
- * straddling the cut cannot leave a readable head behind; the store applies the whole rule again on write.
+ * The one record of one call. A text longer than the cut is masked before it is cut (with a margin past the cut), so
+ * that a secret straddling the cut cannot leave a readable head behind; the store applies the whole rule on write.
  */
 export function recordedCall(facts: CallFacts): RecordedCall {
   const isError = !facts.outcome.ok
-  const known = secretValuesIn(facts.arguments, new Set(facts.secrets))
-  let longest = 0
-  for (const secret of known) longest = Math.max(longest, secret.length)
   const full = facts.text ?? outcomeText(facts.outcome)
-  const text = maskText(full.length > RECORDED_TEXT + longest + MASK_MARGIN ? full.slice(0, RECORDED_TEXT + longest + MASK_MARGIN) : full, known)
+  let text = full
+  if (full.length > RECORDED_TEXT) {
+    const known = secretValuesIn(facts.arguments, new Set(facts.secrets))
+    let longest = 0
+    for (const secret of known) longest = Math.max(longest, secret.length)
+    const margin = RECORDED_TEXT + longest + MASK_MARGIN
+    text = maskText(full.length > margin ? full.slice(0, margin) : full, known)
+  }
   return {
     kind: facts.kind,
     apiTitle: facts.apiTitle,
