@@ -24,6 +24,7 @@ import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
 import { createMcpModule, type McpModule } from './mcp/module.ts'
+import { createMcpServersModule, type McpServersModule } from './mcp-servers/module.ts'
 import { createOauthModule, OAUTH_ACCESS_TOKEN_PREFIX, type OauthModule } from './oauth/module.ts'
 import { createLicenseModule, type LicenseModule } from './license/module.ts'
 import { createOrganisationModule, type OrganisationModule } from './organisation/module.ts'
@@ -59,6 +60,8 @@ export interface Modules {
   readonly toolbox: ToolboxModule
   readonly mcp: McpModule
   readonly oauth: OauthModule
+  /** External MCP servers: registered by admins, connected per user; their tools reach chat and the gateway. */
+  readonly mcpServers: McpServersModule
 }
 
 export interface Platform {
@@ -116,6 +119,7 @@ export function createModules(platform: Platform): Modules {
   const skills = createSkillsModule(ctx, { applications: applications.skills })
   const workflows = createWorkflowsModule(ctx, { providers })
   const oauth = createOauthModule(ctx, { outbound })
+  const mcpServers = createMcpServersModule(ctx, { secrets: vault, outbound })
   // One toolbox for every transport that offers an agent's tools: MCP today; chat, the gateway and GPT apps next.
   const toolbox = createToolboxModule(ctx, {
     workflowTools: workflows.tools,
@@ -124,6 +128,7 @@ export function createModules(platform: Platform): Modules {
     applicationSkills: applications.skills,
     interactions: interactions.service,
     licenseLapsed,
+    externalServers: mcpServers.external,
   })
   const mcp = createMcpModule(ctx, {
     authenticate,
@@ -158,6 +163,7 @@ export function createModules(platform: Platform): Modules {
     toolbox,
     mcp,
     oauth,
+    mcpServers,
   }
 }
 

@@ -1,4 +1,5 @@
-// The three MCP URLs: /agent/{name}/mcp (live), /agent/{name}/design/mcp (draft, owners) and /app/{api_name}/mcp.
+// The MCP URLs: /agent/{name}/mcp (live), /agent/{name}/design/mcp (draft, owners), /app/{api_name}/mcp, and the
+// gateway /mcp/gateway (the caller's external MCP servers).
 // In order: a foreign Origin is refused (DNS rebinding), only POST is served, the bearer token is checked against this
 // exact URL (an OAuth token is bound to one resource), the caller's tool set is found, and the SDK answers.
 import { Elysia } from 'elysia'
@@ -21,8 +22,8 @@ export interface McpRouteDependencies {
 }
 
 const MCP_TAGS = ['mcp']
-/** The three endpoints' paths: their bodies are JSON-RPC, read by the transport rather than the platform's JSON parser. */
-export const MCP_PATH = /^\/(?:agent\/[^/]+(?:\/design)?|app\/[^/]+)\/mcp\/?$/
+/** The endpoints' paths: their bodies are JSON-RPC, read by the transport rather than the platform's JSON parser. */
+export const MCP_PATH = /^\/(?:(?:agent\/[^/]+(?:\/design)?|app\/[^/]+)\/mcp|mcp\/gateway)\/?$/
 
 const jsonRpcError = (status: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }, { status, headers: { 'cache-control': 'no-store', ...headers } })
@@ -127,6 +128,12 @@ export function mcpRoutes(deps: McpRouteDependencies) {
       ...describe(
         "An application's MCP endpoint",
         "For applications imported with create_mcp: one tool per operation (find_operations and call_operation above the organisation's mcp_operation_tool_limit), load_skill.",
+      ),
+    })
+    .post('/mcp/gateway', ({ request }) => serve(request, { kind: 'gateway' }), {
+      ...describe(
+        'The MCP gateway: the tools of the external MCP servers you connected',
+        'Each tool of each external MCP server the caller can use (servers without auth, and those they connected with a bearer token or OAuth) as <server>__<tool>, called with the caller\'s own token for that server. Same transport, sign-in and recording as the agent endpoints. See docs/api.md "External MCP servers".',
       ),
     })
   // GET (a server-sent stream) and DELETE (end a session) get the platform's 405 with `Allow: POST`: stateless, there is

@@ -7,7 +7,7 @@ import { ClientNames } from './client-names.ts'
 import type { CallResult, McpExchange } from './transport.ts'
 
 /** Which endpoint a request reached. */
-export type McpEndpoint = { kind: 'agent'; name: string; source: 'live' | 'draft' } | { kind: 'app'; apiName: string }
+export type McpEndpoint = { kind: 'agent'; name: string; source: 'live' | 'draft' } | { kind: 'app'; apiName: string } | { kind: 'gateway' }
 
 /** A run as MCP answers it: the text always, structured content when the answer is an object. */
 function toCallResult(run: ToolRun): CallResult {
@@ -25,9 +25,13 @@ export class McpService {
     this.#toolbox = toolbox
   }
 
-  /** The tools `principal` gets at `endpoint`; 404 for what they may not see, 403 for a viewer at a design endpoint. */
+  /**
+   * The tools `principal` gets at `endpoint`; 404 for what they may not see, 403 for a viewer at a design endpoint. The
+   * gateway serves the tools of the external MCP servers the caller can use, with their own tokens.
+   */
   toolSet(principal: Principal, endpoint: McpEndpoint): Promise<ToolSet> {
     if (endpoint.kind === 'app') return this.#toolbox.forApplication(principal, endpoint.apiName, { mode: 'live' })
+    if (endpoint.kind === 'gateway') return this.#toolbox.forExternalServers(principal, { mode: 'live' })
     return this.#toolbox.forAgent(principal, endpoint.name, { version: endpoint.source, mode: 'live' })
   }
 

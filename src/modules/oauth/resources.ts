@@ -1,13 +1,13 @@
-// The protected resources: this instance's MCP URLs. A token is requested for one of them (RFC 8707 `resource`) and
+// The protected resources: this instance's MCP URLs (agents, MCP apps and the MCP gateway). A token is requested for one of them (RFC 8707 `resource`) and
 // only accepted there; the protected-resource metadata (RFC 9728) names the authorization server for each.
 
-export type McpResourceKind = 'agent' | 'agent_design' | 'app'
+export type McpResourceKind = 'agent' | 'agent_design' | 'app' | 'gateway'
 
 export interface McpResource {
   /** origin + path, the form verifyAccessToken compares. */
   readonly url: string
   readonly kind: McpResourceKind
-  /** The agent's name or the application's api_name. */
+  /** The agent's name, the application's api_name, or `gateway`. */
   readonly name: string
 }
 
@@ -15,6 +15,7 @@ const SHAPES: readonly (readonly [RegExp, McpResourceKind])[] = [
   [/^\/agent\/([^/]+)\/mcp$/, 'agent'],
   [/^\/agent\/([^/]+)\/design\/mcp$/, 'agent_design'],
   [/^\/app\/([^/]+)\/mcp$/, 'app'],
+  [/^\/mcp\/(gateway)$/, 'gateway'],
 ]
 
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource'
@@ -47,6 +48,7 @@ export function parseMcpResource(raw: string, origin: string): McpResource | nul
 export function describeResource(resource: McpResource): string {
   if (resource.kind === 'agent') return `Agentbox agent "${resource.name}"`
   if (resource.kind === 'agent_design') return `Agentbox agent "${resource.name}" (design)`
+  if (resource.kind === 'gateway') return 'Agentbox MCP gateway (the MCP servers you connected)'
   return `Agentbox application "${resource.name}"`
 }
 

@@ -92,6 +92,7 @@ export function oauthRoutes(service: OauthService, originOf: PublicOrigin, fixed
     .get(`${PROTECTED_RESOURCE_METADATA_PATH}/agent/:name/mcp`, prm, metadata("Protected-resource metadata of an agent's MCP endpoint (RFC 9728)"))
     .get(`${PROTECTED_RESOURCE_METADATA_PATH}/agent/:name/design/mcp`, prm, metadata("Protected-resource metadata of an agent's design MCP endpoint"))
     .get(`${PROTECTED_RESOURCE_METADATA_PATH}/app/:api_name/mcp`, prm, metadata("Protected-resource metadata of an application's MCP endpoint"))
+    .get(`${PROTECTED_RESOURCE_METADATA_PATH}/mcp/gateway`, prm, metadata('Protected-resource metadata of the MCP gateway (RFC 9728)'))
     .get('/.well-known/oauth-authorization-server', ({ request }) => json(authorizationServerMetadata(originOf(request)), 200, metadataHeaders), {
       response: { 200: AuthorizationServerMetadata },
       detail: {

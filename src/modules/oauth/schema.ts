@@ -92,7 +92,7 @@ export const AuthorizationRequest = t.Object({
   redirect_uri: t.String(),
   redirect_host: t.String({ description: 'Where the code will be sent: the host, or the app scheme' }),
   resource: t.String({ description: 'The MCP URL the tokens will be bound to' }),
-  resource_kind: t.Union([t.Literal('agent'), t.Literal('agent_design'), t.Literal('app')]),
+  resource_kind: t.Union([t.Literal('agent'), t.Literal('agent_design'), t.Literal('app'), t.Literal('gateway')]),
   resource_name: t.String({ description: "The agent's name or the application's api_name" }),
   resource_description: t.String(),
   scope: t.String(),

@@ -9,6 +9,7 @@ import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ApplicationSkills, SkillToolsTarget } from '../skills/index.ts'
 import type { WorkflowToolsTarget } from '../workflows/index.ts'
 import { DesignTools } from './design-tools.ts'
+import type { ExternalToolSource } from './external-tools.ts'
 import { toolboxRoutes } from './routes.ts'
 import { Toolbox } from './toolbox.ts'
 
@@ -21,6 +22,8 @@ export interface ToolboxModuleDependencies {
   readonly applicationSkills: ApplicationSkills
   readonly interactions: InteractionsService
   readonly licenseLapsed: () => boolean
+  /** The external MCP servers' tools for chat and the gateway. */
+  readonly externalServers?: ExternalToolSource
 }
 
 export function createToolboxModule(ctx: ModuleContext, deps: ToolboxModuleDependencies): ToolboxModule {
@@ -37,6 +40,7 @@ export function createToolboxModule(ctx: ModuleContext, deps: ToolboxModuleDepen
     interactions: deps.interactions,
     licenseLapsed: deps.licenseLapsed,
     operationToolLimit: async () => (await orgSettings()).mcp_operation_tool_limit,
+    externalServers: deps.externalServers,
   })
   return { routes: toolboxRoutes(ctx.guard, toolbox), service: toolbox }
 }

@@ -8,6 +8,7 @@ import { recordedCall } from '../../platform/tools/call-record.ts'
 import { callTool, checkArguments, outcomeText, ToolError, type Tool, type ToolContext, type ToolOutcome } from '../../platform/tools/tool.ts'
 import type { OperationTool } from '../applications/index.ts'
 import type { InteractionsService } from '../interactions/index.ts'
+import { isExternalTool } from './external-tools.ts'
 import type { ToolCall } from './toolbox.ts'
 import type { ToolSet } from './tool-set.ts'
 
@@ -64,10 +65,12 @@ export async function runTool(deps: RunDependencies, principal: Principal, set: 
   if (set.mode === 'mock') return { outcome, text, recorded: NOTHING_RECORDED }
 
   const operation = set.recordKind === 'api_action' && isOperationTool(tool) ? tool.operation : null
+  // An external server's tool is recorded under that server and the tool's own name, whichever set offered it.
+  const external = isExternalTool(tool) ? tool.external : null
   const record = recordedCall({
     kind: set.recordKind,
-    apiTitle: operation ? operation.title : set.name,
-    action: operation ? operation.operationId : tool.name,
+    apiTitle: operation ? operation.title : (external?.server ?? set.name),
+    action: operation ? operation.operationId : (external?.tool ?? tool.name),
     arguments: args,
     outcome,
     durationSeconds: (performance.now() - started) / 1000,

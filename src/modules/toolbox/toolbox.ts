@@ -16,6 +16,7 @@ import { skillsOf, type ApplicationSkills, type SkillToolsTarget, type StoredSki
 import type { WorkflowToolsTarget } from '../workflows/index.ts'
 import type { DesignTools } from './design-tools.ts'
 import { dynamicOperationTools } from './dynamic-operations.ts'
+import { type ExternalToolSource, externalToolSet } from './external-tools.ts'
 import { runTool, type ToolRun } from './run-tool.ts'
 import { ToolSetCache } from './set-cache.ts'
 import { toolSet, type ToolboxResource, type ToolSet } from './tool-set.ts'
@@ -38,6 +39,8 @@ export interface ToolboxDependencies {
   readonly licenseLapsed: () => boolean
   /** The organisation's `mcp_operation_tool_limit`: above it, operations are offered as find_operations + call_operation. */
   readonly operationToolLimit: () => Promise<number>
+  /** The external MCP servers' tools (chat and the gateway); without it, no external tools are offered. */
+  readonly externalServers?: ExternalToolSource
 }
 
 /** Which agent version, and whether calls run or are simulated. */
@@ -170,6 +173,23 @@ export class Toolbox {
   }
 
   /**
+   * The tools of the external MCP servers `principal` can use now (a server without auth, or one they connected), as
+   * `<server>__<tool>`, in one set named `gateway`: what the MCP gateway serves and chat adds to an agent's tools. Each
+   * user's tool lists are kept briefly by the external servers module, so this does not ask every server every time.
+   */
+  async forExternalServers(principal: Principal, request: { readonly mode: ToolMode }): Promise<ToolSet> {
+    const source = this.#deps.externalServers
+    const listings = source ? await source.toolsOf(principal) : []
+    return externalToolSet(listings, source ?? NO_EXTERNAL_SERVERS, request.mode)
+  }
+
+  /** The chat port: the caller's external tools in `mode`, or null when they have none. */
+  async externalTools(principal: Principal, mode: ToolMode): Promise<ToolSet | null> {
+    const set = await this.forExternalServers(principal, { mode })
+    return set.tools.length > 0 ? set : null
+  }
+
+  /**
    * Runs one call of a tool of `set` as `principal` (the principal the set was made for) and records it once, unless
    * the set is in mock mode. Resolves when the tool has answered; the record commits after (see ToolRun.recorded).
    */
@@ -219,6 +239,13 @@ export class Toolbox {
       hiddenTools: offered.hidden,
     })
   }
+}
+
+const NO_EXTERNAL_SERVERS: ExternalToolSource = {
+  toolsOf: async () => [],
+  call: async () => {
+    throw new Error('no external MCP servers are wired')
+  },
 }
 
 /** Sets are built and kept once; a mock view shares the tools and their descriptions and differs only in how calls run. */

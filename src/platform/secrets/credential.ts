@@ -40,6 +40,8 @@ export interface OAuth2Credential {
   /** Default: client_secret_post with a client secret, none without. */
   readonly token_endpoint_auth_method?: TokenEndpointAuthMethod
   readonly scope?: string
+  /** The RFC 8707 resource indicator the tokens were issued for, sent again with each refresh (MCP servers ask for it). */
+  readonly resource?: string
 }
 
 export type Credential = BasicCredential | BearerCredential | ApiKeyCredential | OAuth2Credential
@@ -77,6 +79,7 @@ export const CREDENTIAL_DEFINITIONS: Readonly<Record<CredentialType, CredentialD
       client_secret: secret(false),
       token_endpoint_auth_method: plain(false),
       scope: plain(false),
+      resource: plain(false),
     },
   },
 }

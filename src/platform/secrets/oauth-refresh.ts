@@ -85,6 +85,7 @@ export async function refreshOAuth2(fetch: SafeFetch, clock: Clock, credential: 
   if (!credential.refresh_token || !credential.token_endpoint || !credential.client_id)
     throw new CredentialRefreshError('rejected', 'The OAuth 2 token cannot be refreshed (no refresh token, token endpoint or client id): connect again')
   const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credential.refresh_token })
+  if (credential.resource) form.set('resource', credential.resource)
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
   const method = credential.token_endpoint_auth_method ?? (credential.client_secret ? 'client_secret_post' : 'none')
   if (method === 'client_secret_basic') {

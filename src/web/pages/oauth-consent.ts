@@ -13,7 +13,7 @@ interface AuthorizationRequest {
   redirect_uri: string
   redirect_host: string
   resource: string
-  resource_kind: 'agent' | 'agent_design' | 'app'
+  resource_kind: 'agent' | 'agent_design' | 'app' | 'gateway'
   resource_name: string
   resource_description: string
   scope: string
@@ -31,6 +31,7 @@ const ACCESS: Record<AuthorizationRequest['resource_kind'], string> = {
   agent: "use this agent's tools (its workflows, the applications it uses and its skills)",
   agent_design: "read and change this agent's draft, run it and publish it",
   app: "call this application's operations",
+  gateway: 'use the tools of the MCP servers you connected in Agentbox, with your own tokens for them',
 }
 
 export function OauthConsentPage({ me }: { me: Me }) {
