@@ -74,7 +74,10 @@ describe('POST /api/mcp-servers', () => {
       expect.objectContaining({ loc: ['body', 'url'], type: 'value_error', msg: 'Input should be an absolute http or https URL' }),
     ])
     const odd = await create({ name: 'a!b', url: bearer.url, auth: 'none' })
-    expect(odd.body.detail[0]).toMatchObject({ loc: ['body', 'name'], msg: 'Server name may contain only letters a-z, digits, spaces, hyphens and underscores' })
+    expect(odd.body.detail[0]).toMatchObject({
+      loc: ['body', 'name'],
+      msg: 'Server name may contain only letters a-z, digits, spaces, hyphens and underscores',
+    })
     const missing = await create({ name: 'x' })
     expect(missing.status).toBe(422)
     expect(missing.body.detail.map((issue: { loc: string[] }) => issue.loc.join('.')).sort()).toEqual(['body.auth', 'body.url'])
@@ -163,7 +166,7 @@ describe('bearer connections', () => {
 })
 
 describe('PATCH and DELETE /api/mcp-servers/{name}', () => {
-  test("a new URL disconnects every user (their tokens were for the old one); members may not change a server", async () => {
+  test('a new URL disconnects every user (their tokens were for the old one); members may not change a server', async () => {
     await create({ name: 'moving', url: bearer.url, auth: 'bearer' })
     await w.t.request('PUT', '/api/mcp-servers/moving/connection', { token: w.owner.token, body: { token: 'token-of-owner' } })
     expect((await w.t.request('PATCH', '/api/mcp-servers/moving', { token: w.owner.token, body: { url: oauth.url } })).status).toBe(403)
@@ -177,7 +180,10 @@ describe('PATCH and DELETE /api/mcp-servers/{name}', () => {
   })
 
   test('an admin sets and clears an OAuth client id; the secret is never shown', async () => {
-    const set = await w.t.request('PATCH', '/api/mcp-servers/wiki', { token: w.admin, body: { oauth_client_id: 'agentbox-at-wiki', oauth_client_secret: 'hush' } })
+    const set = await w.t.request('PATCH', '/api/mcp-servers/wiki', {
+      token: w.admin,
+      body: { oauth_client_id: 'agentbox-at-wiki', oauth_client_secret: 'hush' },
+    })
     expect(set.status).toBe(200)
     expect(set.body).toMatchObject({ oauth_client_id: 'agentbox-at-wiki', oauth_client_source: 'admin' })
     expect(JSON.stringify(set.body)).not.toContain('hush')

@@ -174,7 +174,7 @@ export class TestAuthorizationServer {
       this.authorizations.push(q)
       const client = this.clients.get(q.get('client_id') ?? '')
       const redirect = q.get('redirect_uri') ?? ''
-      if (!client || !client.redirect_uris.includes(redirect)) return new Response('unknown client or redirect', { status: 400 })
+      if (!client?.redirect_uris.includes(redirect)) return new Response('unknown client or redirect', { status: 400 })
       const back = new URL(redirect)
       if (q.get('state')) back.searchParams.set('state', q.get('state')!)
       back.searchParams.set('iss', this.issuer)

@@ -359,7 +359,12 @@ export class McpServerAuthorization {
         .execute()
       await secrets.remove(trx, clientSecret(server.id))
       if (registered.client_secret)
-        await secrets.put(trx, clientSecret(server.id), buildCredential('basic', { username: registered.client_id, password: registered.client_secret }), principal.userId)
+        await secrets.put(
+          trx,
+          clientSecret(server.id),
+          buildCredential('basic', { username: registered.client_id, password: registered.client_secret }),
+          principal.userId,
+        )
     })
     this.#deps.logger.info('registered with an mcp server authorization server', { server: server.name })
     return { client_id: registered.client_id, ...(registered.client_secret && { client_secret: registered.client_secret }) }

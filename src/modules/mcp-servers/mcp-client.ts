@@ -69,8 +69,7 @@ const CALL_TIMEOUT_MS = 120_000
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = []
-  for (let current = error; current !== undefined && current !== null && chain.length < 8; current = (current as { cause?: unknown }).cause)
-    chain.push(current)
+  for (let current = error; current !== undefined && current !== null && chain.length < 8; current = (current as { cause?: unknown }).cause) chain.push(current)
   return chain
 }
 
@@ -167,7 +166,13 @@ export class ExternalMcpClient {
     })
   }
 
-  async #session<T>(url: string, token: string | null, fetch: ReturnType<typeof guardedFetch>, timeout: number, work: (client: Client) => Promise<T>): Promise<T> {
+  async #session<T>(
+    url: string,
+    token: string | null,
+    fetch: ReturnType<typeof guardedFetch>,
+    timeout: number,
+    work: (client: Client) => Promise<T>,
+  ): Promise<T> {
     const client = new Client(
       { name: 'agentbox', version: VERSION },
       { versionNegotiation: { mode: 'auto' }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },

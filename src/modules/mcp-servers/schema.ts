@@ -7,7 +7,11 @@ const Auth = t.Union([t.Literal('none'), t.Literal('bearer'), t.Literal('oauth')
   description: 'none: no sign-in; bearer: each user pastes a token; oauth: each user signs in at the server (Agentbox is the OAuth client)',
 })
 const Url = t.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: "The server's MCP endpoint (Streamable HTTP), http or https" })
-const ClientId = t.String({ minLength: 1, maxLength: 512, description: 'A client id registered for Agentbox at the authorization server (else Agentbox registers itself)' })
+const ClientId = t.String({
+  minLength: 1,
+  maxLength: 512,
+  description: 'A client id registered for Agentbox at the authorization server (else Agentbox registers itself)',
+})
 const ClientSecret = t.String({ minLength: 1, maxLength: 2048, description: "That client's secret, if it has one (sealed; never returned)" })
 
 export const McpServerParams = t.Object({ name: t.String() })

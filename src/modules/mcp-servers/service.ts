@@ -16,7 +16,17 @@ import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
 import { buildCredential, SecretBoxError, type SecretNamespace } from '../../platform/secrets/index.ts'
 import { agentNameIssue, normaliseAgentName } from '../agents/index.ts'
 import { clientSecret, userToken } from './secrets.ts'
-import { allServers, connectionOf, connectionsOf, type ConnectionRow, removeConnection, removeServerData, saveConnection, serverByName, type ServerRow } from './store.ts'
+import {
+  allServers,
+  connectionOf,
+  connectionsOf,
+  type ConnectionRow,
+  removeConnection,
+  removeServerData,
+  saveConnection,
+  serverByName,
+  type ServerRow,
+} from './store.ts'
 
 export const SERVER_NOT_FOUND = 'MCP server not found'
 
@@ -132,7 +142,12 @@ export class McpServersService {
       if (await serverByName(trx, name)) throw conflict(`An MCP server named '${name}' exists`)
       await trx.insertInto('mcp_servers').values(server).execute()
       if (input.oauth_client_id !== undefined && input.oauth_client_secret !== undefined)
-        await secrets.put(trx, clientSecret(server.id), buildCredential('basic', { username: input.oauth_client_id, password: input.oauth_client_secret }), principal.userId)
+        await secrets.put(
+          trx,
+          clientSecret(server.id),
+          buildCredential('basic', { username: input.oauth_client_id, password: input.oauth_client_secret }),
+          principal.userId,
+        )
       await writeAudit(trx, clock, {
         actor_id: principal.userId,
         action: 'mcp_server.create',
@@ -160,9 +175,14 @@ export class McpServersService {
     if (issues.length > 0) throw invalidInput(...issues)
     const url = input.url?.trim() ?? server.url
     const endpointChanged = url !== server.url || auth !== server.auth
-    const clientChanged = input.oauth_client_id !== undefined && input.oauth_client_id !== (server.oauth_client_source === 'admin' ? server.oauth_client_id : null)
+    const clientChanged =
+      input.oauth_client_id !== undefined && input.oauth_client_id !== (server.oauth_client_source === 'admin' ? server.oauth_client_id : null)
     const next: ServerRow = { ...server, url, auth, updated_at: isoTime(clock.now()) }
-    if (auth !== 'oauth' || (input.oauth_client_id === null && server.oauth_client_source === 'admin') || (endpointChanged && server.oauth_client_source === 'registered')) {
+    if (
+      auth !== 'oauth' ||
+      (input.oauth_client_id === null && server.oauth_client_source === 'admin') ||
+      (endpointChanged && server.oauth_client_source === 'registered')
+    ) {
       next.oauth_client_id = null
       next.oauth_client_source = null
     }

@@ -33,7 +33,13 @@ export async function saveConnection(
   db: Kysely<Database>,
   connection: { serverId: string; userId: string; kind: McpServerConnectionKind; at: string; revocationEndpoint?: string | null },
 ): Promise<void> {
-  const fields = { kind: connection.kind, connected_at: connection.at, problem: null, problem_at: null, revocation_endpoint: connection.revocationEndpoint ?? null }
+  const fields = {
+    kind: connection.kind,
+    connected_at: connection.at,
+    problem: null,
+    problem_at: null,
+    revocation_endpoint: connection.revocationEndpoint ?? null,
+  }
   await db
     .insertInto('mcp_server_connections')
     .values({ server_id: connection.serverId, user_id: connection.userId, ...fields })
