@@ -12,6 +12,7 @@ import { ContextTypesPage } from './pages/context-types.ts'
 import { HistoryPage } from './pages/history.ts'
 import { InsightsPage } from './pages/insights.ts'
 import { LoginPage } from './pages/login.ts'
+import { McpServersPage } from './pages/mcp-servers.ts'
 import { OauthConsentPage } from './pages/oauth-consent.ts'
 import { OverviewPage } from './pages/overview.ts'
 import { SettingsPage } from './pages/settings.ts'
@@ -81,6 +82,7 @@ function App() {
     '/approvals': () => h(ApprovalsPage, { me }),
     '/history': () => h(HistoryPage, { me }),
     '/applications': () => h(ApplicationsPage, { me }),
+    '/mcp-servers': () => h(McpServersPage, { me }),
     '/usage': () => h(UsagePage, null),
     '/insights': () => h(InsightsPage, { me }),
     '/settings': () => h(SettingsPage, { me, settings: user.settings, onSaved: refresh }),

@@ -17,6 +17,7 @@ export const CONSOLE_PATHS = [
   '/approvals',
   '/history',
   '/applications',
+  '/mcp-servers',
   '/usage',
   '/insights',
   '/settings',
