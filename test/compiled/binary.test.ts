@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { issueTestLicense } from '../helpers/license.ts'
 import { MemoryOauthProvider } from '../helpers/mcp-oauth.ts'
+import { TestMcpServer } from '../mcp-servers/upstream.ts'
 import { launchServer, logLines, sleep, stopAllServers, stopServer, type RunningServer } from '../helpers/process.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
@@ -314,6 +315,34 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     await client.connect(new TransportV1(url, { authProvider: provider }))
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('run_workflow')
     await client.close()
+  })
+
+  test("external MCP servers in the binary: the SDK client (@modelcontextprotocol/client) over the guarded fetch signs in with OAuth (discovery, registration, PKCE) and the gateway serves the server's tools with the member's token", async () => {
+    // outbound_allow opens 127.0.0.1 since the applications test above.
+    const upstream = new TestMcpServer({ auth: 'oauth' })
+    try {
+      const created = await http(server, 'POST', '/api/mcp-servers', { token: adminToken, body: { name: 'upstream', url: upstream.url, auth: 'oauth' } })
+      expect(created.status).toBe(201)
+      upstream.as!.signIn('compiled-admin')
+      const started = await http(server, 'POST', '/api/mcp-servers/upstream/connect', { token: adminToken })
+      expect(started.status).toBe(200)
+      const back = await fetch(started.body.authorization_url, { redirect: 'manual' })
+      const callback = await fetch(back.headers.get('location')!, {
+        redirect: 'manual',
+        headers: { cookie: (started.headers.get('set-cookie') ?? '').split(';')[0]! },
+      })
+      expect(callback.status).toBe(303)
+      expect(callback.headers.get('location')).toBe('/mcp-servers?connected=upstream')
+      const client = new ClientV2({ name: 'compiled-gateway', version: '2' }, { versionNegotiation: { mode: 'auto' } })
+      await client.connect(new TransportV2(new URL(`${server.base}/mcp/gateway`), { requestInit: { headers: { authorization: `Bearer ${adminToken}` } } }))
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('upstream__whoami')
+      const whoami = (await client.callTool({ name: 'upstream__whoami', arguments: {} })) as { content: { text: string }[] }
+      expect(whoami.content[0]!.text).toBe('compiled-admin')
+      await client.close()
+      expect(upstream.callsOf('whoami')).toEqual([{ tool: 'whoami', arguments: {}, account: 'compiled-admin' }])
+    } finally {
+      upstream.stop()
+    }
   })
 
   test('GET /api/health has the contract shape', async () => {
