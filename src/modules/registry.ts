@@ -17,6 +17,7 @@ import { createAgentsModule, type AgentsModule } from './agents/module.ts'
 import { createApplicationsModule, type ApplicationsModule } from './applications/module.ts'
 import { createAuthenticator } from './auth/authenticator.ts'
 import { createAuthModule, type AuthModule } from './auth/module.ts'
+import { createBundlesModule, type BundlesModule } from './bundles/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
@@ -56,6 +57,7 @@ export interface Modules {
   readonly insights: InsightsModule
   readonly mcp: McpModule
   readonly oauth: OauthModule
+  readonly bundles: BundlesModule
 }
 
 export interface Platform {
@@ -150,6 +152,7 @@ export function createModules(platform: Platform): Modules {
     insights: createInsightsModule(ctx),
     mcp,
     oauth,
+    bundles: createBundlesModule(ctx, { applications: applications.service }),
   }
 }
 
