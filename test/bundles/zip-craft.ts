@@ -47,7 +47,21 @@ export function craftZip(entries: CraftEntry[], options: { trailing?: Uint8Array
       offsets.push(offsets[entry.sameDataAs]!)
       sizes.push(sizes[entry.sameDataAs]!)
     } else {
-      const local = Buffer.concat([u32(0x04034b50), u16(20), u16(flags), u16(method), u16(0), u16(0x21), u32(crc), u32(data.byteLength), u32(size), u16(name.byteLength), u16(0), name, data])
+      const local = Buffer.concat([
+        u32(0x04034b50),
+        u16(20),
+        u16(flags),
+        u16(method),
+        u16(0),
+        u16(0x21),
+        u32(crc),
+        u32(data.byteLength),
+        u32(size),
+        u16(name.byteLength),
+        u16(0),
+        name,
+        data,
+      ])
       offsets.push(offset)
       sizes.push({ compressed: data.byteLength, crc, size })
       locals.push(local)
@@ -58,8 +72,24 @@ export function craftZip(entries: CraftEntry[], options: { trailing?: Uint8Array
     const external = ((entry.mode ?? 0o100644) << 16) >>> 0
     centrals.push(
       Buffer.concat([
-        u32(0x02014b50), u16(madeBy), u16(20), u16(flags), u16(method), u16(0), u16(0x21), u32(s.crc), u32(s.compressed), u32(s.size),
-        u16(name.byteLength), u16(0), u16(0), u16(0), u16(0), u32(external), u32(offsets[index]!), name,
+        u32(0x02014b50),
+        u16(madeBy),
+        u16(20),
+        u16(flags),
+        u16(method),
+        u16(0),
+        u16(0x21),
+        u32(s.crc),
+        u32(s.compressed),
+        u32(s.size),
+        u16(name.byteLength),
+        u16(0),
+        u16(0),
+        u16(0),
+        u16(0),
+        u32(external),
+        u32(offsets[index]!),
+        name,
       ]),
     )
   }

@@ -11,16 +11,7 @@ import { toValidationIssues } from '../../platform/http/validation.ts'
 import { agentNameIssue, type ApplicationUse } from '../agents/index.ts'
 import { readApiName } from '../applications/index.ts'
 import { type BundledWorkflow, checkBundledWorkflow } from '../workflows/index.ts'
-import {
-  AGENT_PATH,
-  AgentFile,
-  BUNDLE_FORMAT,
-  BUNDLE_FORMAT_VERSION,
-  MANIFEST_PATH,
-  Manifest,
-  MAX_REPORTED_ISSUES,
-  WORKFLOW_ID,
-} from './format.ts'
+import { AGENT_PATH, AgentFile, BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, MANIFEST_PATH, Manifest, MAX_REPORTED_ISSUES, WORKFLOW_ID } from './format.ts'
 import type { ApplicationFilesPart, PartFiles } from './parts.ts'
 
 export interface BundleSkill {
@@ -163,7 +154,13 @@ function readSkills(reader: FileReader, paths: string[], order: string[]): Bundl
     const content = reader.text(path)
     if (content !== null) byName.set(name, { name, path, content })
   }
-  checkOrder(reader, 'skills', order, paths.map((path) => SKILL_PATH.exec(path)![1]!), (name) => `skills/${name}/SKILL.md`)
+  checkOrder(
+    reader,
+    'skills',
+    order,
+    paths.map((path) => SKILL_PATH.exec(path)![1]!),
+    (name) => `skills/${name}/SKILL.md`,
+  )
   return order.flatMap((name) => byName.get(name) ?? [])
 }
 
@@ -190,7 +187,13 @@ function readWorkflows(reader: FileReader, paths: string[], order: string[]): Bu
     names.set(checked.workflow.name, path)
     byId.set(id, { id, ...checked.workflow })
   }
-  checkOrder(reader, 'workflows', order, paths.map((path) => WORKFLOW_PATH.exec(path)![1]!), (id) => `workflows/${id}.json`)
+  checkOrder(
+    reader,
+    'workflows',
+    order,
+    paths.map((path) => WORKFLOW_PATH.exec(path)![1]!),
+    (id) => `workflows/${id}.json`,
+  )
   return order.flatMap((id) => byId.get(id) ?? [])
 }
 
@@ -245,7 +248,8 @@ function readApplications(reader: FileReader, paths: string[], uses: Application
   }
   const used = new Set(uses.map((use) => use.api_name))
   for (const use of uses)
-    if (!folders.has(use.api_name)) reader.issues.push(fileIssue(AGENT_PATH, `applications names '${use.api_name}', which the bundle does not carry`, 'file_missing'))
+    if (!folders.has(use.api_name))
+      reader.issues.push(fileIssue(AGENT_PATH, `applications names '${use.api_name}', which the bundle does not carry`, 'file_missing'))
   for (const apiName of folders.keys())
     if (!used.has(apiName)) reader.issues.push(fileIssue(`applications/${apiName}`, 'agent.json does not use this application'))
   return applications.sort((a, b) => (a.apiName < b.apiName ? -1 : 1))

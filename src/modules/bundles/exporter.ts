@@ -9,16 +9,7 @@ import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { conflict, DomainError, notFound } from '../../platform/errors.ts'
 import { VERSION } from '../../version.ts'
-import {
-  type AgentDocument,
-  applicationsOf,
-  authorizeAgent,
-  OWNERS_ONLY_DESIGN,
-  readDraft,
-  readLive,
-  readVersion,
-  VERSION_NOT_FOUND,
-} from '../agents/index.ts'
+import { type AgentDocument, applicationsOf, authorizeAgent, OWNERS_ONLY_DESIGN, readDraft, readLive, readVersion, VERSION_NOT_FOUND } from '../agents/index.ts'
 import type { ApplicationsService } from '../applications/index.ts'
 import { skillsOf } from '../skills/index.ts'
 import { workflowsOf } from '../workflows/index.ts'
@@ -89,7 +80,8 @@ export async function exportBundle(deps: ExportDependencies, principal: Principa
   const skills = skillsOf(document)
   const workflows = workflowsOf(document)
   for (const skill of skills) files.set(`skills/${skill.name}/SKILL.md`, encoder.encode(skill.content))
-  for (const workflow of workflows) files.set(`workflows/${workflow.id}.json`, bundleJson({ id: workflow.id, name: workflow.name, definition: workflow.definition }))
+  for (const workflow of workflows)
+    files.set(`workflows/${workflow.id}.json`, bundleJson({ id: workflow.id, name: workflow.name, definition: workflow.definition }))
   await applicationFiles(deps, principal, document, files)
   const agentFile: AgentFile = {
     description: document.description,

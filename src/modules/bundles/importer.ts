@@ -76,7 +76,13 @@ function suffixed(base: string, n: number): string {
 /** The archive's files, or a 422 on the upload saying why the archive is refused. */
 async function unpack(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
   if (bytes.byteLength > BUNDLE_LIMITS.maxCompressed) {
-    refuse([fileIssue(null, `The bundle is ${(bytes.byteLength / 1024 / 1024).toFixed(1)} MiB; at most ${BUNDLE_LIMITS.maxCompressed / 1024 / 1024} MiB are accepted`, 'bundle_too_large')])
+    refuse([
+      fileIssue(
+        null,
+        `The bundle is ${(bytes.byteLength / 1024 / 1024).toFixed(1)} MiB; at most ${BUNDLE_LIMITS.maxCompressed / 1024 / 1024} MiB are accepted`,
+        'bundle_too_large',
+      ),
+    ])
   }
   try {
     return await readZip(bytes, BUNDLE_LIMITS)
@@ -239,11 +245,18 @@ export class BundleImporter {
   }
 
   /** Which agent the bundle becomes: a new one (its name, or with rename the first free suffixed one), or the next version of one the caller owns. */
-  async #target(trx: Transaction<Database>, principal: Principal, name: string, onConflict: OnConflict): Promise<{ name: string; action: 'create' | 'replace' }> {
+  async #target(
+    trx: Transaction<Database>,
+    principal: Principal,
+    name: string,
+    onConflict: OnConflict,
+  ): Promise<{ name: string; action: 'create' | 'replace' }> {
     const taken = async (candidate: string) => (await trx.selectFrom('agents').select('id').where('name', '=', candidate).executeTakeFirst()) !== undefined
     if (!(await taken(name))) return { name, action: 'create' }
     if (onConflict === 'fail') {
-      throw conflict(`An agent named '${name}' already exists: import it under another name (name), as a renamed copy (on_conflict=rename) or as its next version (on_conflict=replace)`)
+      throw conflict(
+        `An agent named '${name}' already exists: import it under another name (name), as a renamed copy (on_conflict=rename) or as its next version (on_conflict=replace)`,
+      )
     }
     if (onConflict === 'rename') {
       for (let n = 2; ; n++) if (!(await taken(suffixed(name, n)))) return { name: suffixed(name, n), action: 'create' }
@@ -286,7 +299,13 @@ export class BundleImporter {
           const ready = prepared.get(app) ?? (await this.#prepare(principal, app, globalSpec))
           const { application } = await inFile(app.path, () => this.deps.applications.importApplication(trx, principal, { ...ready, apiName: candidate }))
           for (const [part, files] of app.parts) if (files.size > 0) await part.store(trx, principal, application.id, files)
-          planned.push({ bundle_api_name: app.apiName, api_name: candidate, action: 'create', sha256: app.sha256, operations_count: application.operations_count })
+          planned.push({
+            bundle_api_name: app.apiName,
+            api_name: candidate,
+            action: 'create',
+            sha256: app.sha256,
+            operations_count: application.operations_count,
+          })
           claimed.add(candidate)
           break
         }

@@ -3,7 +3,8 @@ import { t } from 'elysia'
 export { DryRunResult, ImportedAgent, ImportPlan } from './format.ts'
 
 export const OnConflict = t.Union([t.Literal('fail'), t.Literal('rename'), t.Literal('replace')], {
-  description: 'When an agent of that name exists: fail (409), rename (the first free name-2, name-3…), replace (the bundle becomes its next version). Default fail.',
+  description:
+    'When an agent of that name exists: fail (409), rename (the first free name-2, name-3…), replace (the bundle becomes its next version). Default fail.',
 })
 
 export const ImportBody = t.Object({

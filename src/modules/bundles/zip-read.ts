@@ -67,7 +67,8 @@ function checkedName(raw: Uint8Array): string {
     throw new ZipRefused('An entry name is not valid UTF-8')
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (name === '' || name.length > 512 || /[\u0000-\u001f\u007f\\]/.test(name)) throw new ZipRefused(`Entry name not allowed: ${JSON.stringify(name.slice(0, 200))}`, name)
+  if (name === '' || name.length > 512 || /[\u0000-\u001f\u007f\\]/.test(name))
+    throw new ZipRefused(`Entry name not allowed: ${JSON.stringify(name.slice(0, 200))}`, name)
   if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw new ZipRefused(`Absolute paths are not allowed: ${name}`, name)
   const segments = name.replace(/\/$/, '').split('/')
   if (segments.some((segment) => segment === '..')) throw new ZipRefused(`Paths may not climb out of the archive (..): ${name}`, name)
@@ -112,10 +113,11 @@ function readCentralDirectory(bytes: Uint8Array, limits: ZipLimits): CentralEntr
     const fileType = mode & S_IFMT
     // Unix-made entries keep the mode in the high half of the external attributes; a link or a device is refused.
     if (fileType !== 0 && fileType !== S_IFREG && fileType !== S_IFDIR) {
-      throw new ZipRefused(`${(fileType === 0o120000 ? 'Links are' : 'Special files are')} not allowed in a bundle: ${name}`, name)
+      throw new ZipRefused(`${fileType === 0o120000 ? 'Links are' : 'Special files are'} not allowed in a bundle: ${name}`, name)
     }
     if (flags & 0x41) throw new ZipRefused(`Encrypted entries are not accepted: ${name}`, name)
-    if (method !== STORED && method !== DEFLATED) throw new ZipRefused(`Entry ${name} uses compression method ${method}; only stored and deflated entries are accepted`, name)
+    if (method !== STORED && method !== DEFLATED)
+      throw new ZipRefused(`Entry ${name} uses compression method ${method}; only stored and deflated entries are accepted`, name)
     const key = name.normalize('NFC')
     if (seen.has(key)) throw new ZipRefused(`The archive holds ${name} twice`, name)
     seen.add(key)
@@ -136,7 +138,8 @@ function locateData(bytes: Uint8Array, entries: CentralEntry[], directoryOffset:
   for (const entry of byOffset) {
     const at = entry.localOffset
     if (at < previousEnd) throw new ZipRefused(`Entries overlap in the archive (${entry.name})`, entry.name)
-    if (at + LOCAL_LENGTH > directoryOffset || view.getUint32(at, true) !== LOCAL_SIGNATURE) throw new ZipRefused(`The local header of ${entry.name} is damaged`, entry.name)
+    if (at + LOCAL_LENGTH > directoryOffset || view.getUint32(at, true) !== LOCAL_SIGNATURE)
+      throw new ZipRefused(`The local header of ${entry.name} is damaged`, entry.name)
     const nameLength = view.getUint16(at + 26, true)
     const extraLength = view.getUint16(at + 28, true)
     const local = bytes.subarray(at + LOCAL_LENGTH, at + LOCAL_LENGTH + nameLength)
@@ -198,7 +201,8 @@ export async function readZip(bytes: Uint8Array, limits: ZipLimits): Promise<Map
     const start = starts.get(entry)!
     const data = bytes.subarray(start, start + entry.compressedSize)
     const content = entry.method === STORED ? data.slice() : await inflateCounted(data, limits.maxUncompressed - total, entry.name, tooBig)
-    if (content.byteLength !== entry.declaredSize || crc32(content) !== entry.crc) throw new ZipRefused(`${entry.name} is damaged (its size or CRC-32 does not match)`, entry.name)
+    if (content.byteLength !== entry.declaredSize || crc32(content) !== entry.crc)
+      throw new ZipRefused(`${entry.name} is damaged (its size or CRC-32 does not match)`, entry.name)
     total += content.byteLength
     files.set(entry.name, content)
   }

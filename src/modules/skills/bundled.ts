@@ -15,7 +15,14 @@ export type BundledSkill = { skill: StoredSkill } | { issues: InputIssue[] }
 export function skillFromBundle(content: string, folderName: string, now: string, keep?: Pick<StoredSkill, 'id' | 'created_at'>): BundledSkill {
   const validation = validateSkill(content, { skillName: folderName })
   if (!validation.frontmatter) {
-    return { issues: validation.errors.map((problem) => ({ loc: ['content'], msg: problem.message, type: 'skill_invalid', ctx: { field: problem.field, code: problem.code } })) }
+    return {
+      issues: validation.errors.map((problem) => ({
+        loc: ['content'],
+        msg: problem.message,
+        type: 'skill_invalid',
+        ctx: { field: problem.field, code: problem.code },
+      })),
+    }
   }
   return { skill: { id: keep?.id ?? newId(), ...validation.frontmatter, content, created_at: keep?.created_at ?? now, updated_at: now } }
 }
