@@ -81,6 +81,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.mcp,
   m.oauth,
   m.bundles,
+  m.marketplace,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {

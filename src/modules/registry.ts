@@ -24,6 +24,7 @@ import { createContextTypesModule, type ContextTypesModule } from './context-typ
 import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
+import { createMarketplaceModule, type MarketplaceModule } from './marketplace/module.ts'
 import { createMcpModule, type McpModule } from './mcp/module.ts'
 import { createOauthModule, OAUTH_ACCESS_TOKEN_PREFIX, type OauthModule } from './oauth/module.ts'
 import { createLicenseModule, type LicenseModule } from './license/module.ts'
@@ -58,6 +59,7 @@ export interface Modules {
   readonly mcp: McpModule
   readonly oauth: OauthModule
   readonly bundles: BundlesModule
+  readonly marketplace: MarketplaceModule
 }
 
 export interface Platform {
@@ -126,6 +128,7 @@ export function createModules(platform: Platform): Modules {
     interactions: interactions.service,
     licenseLapsed,
   })
+  const bundles = createBundlesModule(ctx, { applications: applications.service })
   return {
     license,
     tenant,
@@ -152,7 +155,8 @@ export function createModules(platform: Platform): Modules {
     insights: createInsightsModule(ctx),
     mcp,
     oauth,
-    bundles: createBundlesModule(ctx, { applications: applications.service }),
+    bundles,
+    marketplace: createMarketplaceModule(ctx, { bundles: bundles.service }),
   }
 }
 

@@ -73,6 +73,29 @@ async function applicationFiles(deps: ExportDependencies, principal: Principal, 
   }
 }
 
+/**
+ * The bundle of `files` (every file but the manifest), with the manifest that lists them with their SHA-256. Refused
+ * (409) when no server would import it, where the cause can still be named.
+ */
+export async function assembleBundle(files: Map<string, Uint8Array>, about: Pick<Manifest, 'agent' | 'version' | 'exported_at'>): Promise<Uint8Array> {
+  let uncompressed = 0
+  const hashes: Record<string, string> = {}
+  for (const path of [...files.keys()].sort(byPath)) {
+    hashes[path] = sha256(files.get(path)!)
+    uncompressed += files.get(path)!.byteLength
+  }
+  const manifest: Manifest = { format: BUNDLE_FORMAT, format_version: BUNDLE_FORMAT_VERSION, ...about, agentbox_version: VERSION, files: hashes }
+  const bytes = await writeZip(new Map([...files, [MANIFEST_PATH, bundleJson(manifest)]]))
+  const count = files.size + 1
+  if (count > BUNDLE_LIMITS.maxEntries || uncompressed > BUNDLE_LIMITS.maxUncompressed || bytes.byteLength > BUNDLE_LIMITS.maxCompressed) {
+    throw conflict(
+      `This agent's bundle would hold ${count} files, ${(uncompressed / 1024 / 1024).toFixed(1)} MiB uncompressed and ${(bytes.byteLength / 1024 / 1024).toFixed(1)} MiB compressed; ` +
+        `an import accepts at most ${BUNDLE_LIMITS.maxEntries} files, ${BUNDLE_LIMITS.maxUncompressed / 1024 / 1024} MiB and ${BUNDLE_LIMITS.maxCompressed / 1024 / 1024} MiB`,
+    )
+  }
+  return bytes
+}
+
 /** The bundle of `version` of the agent `name`, as the caller may read it. */
 export async function exportBundle(deps: ExportDependencies, principal: Principal, name: string, version: ExportVersion): Promise<ExportedBundle> {
   const { agent, number, document } = await documentAt(deps, principal, name, version)
@@ -91,29 +114,6 @@ export async function exportBundle(deps: ExportDependencies, principal: Principa
     workflows: workflows.map((workflow) => workflow.id),
   }
   files.set(AGENT_PATH, bundleJson(agentFile))
-  let uncompressed = 0
-  const hashes: Record<string, string> = {}
-  for (const path of [...files.keys()].sort(byPath)) {
-    hashes[path] = sha256(files.get(path)!)
-    uncompressed += files.get(path)!.byteLength
-  }
-  const manifest: Manifest = {
-    format: BUNDLE_FORMAT,
-    format_version: BUNDLE_FORMAT_VERSION,
-    agent: agent.name,
-    version: number,
-    exported_at: isoTime(deps.clock.now()),
-    agentbox_version: VERSION,
-    files: hashes,
-  }
-  files.set(MANIFEST_PATH, bundleJson(manifest))
-  const bytes = await writeZip(files)
-  // A bundle no server would import is refused here, where the cause can still be named.
-  if (files.size > BUNDLE_LIMITS.maxEntries || uncompressed > BUNDLE_LIMITS.maxUncompressed || bytes.byteLength > BUNDLE_LIMITS.maxCompressed) {
-    throw conflict(
-      `This agent's bundle would hold ${files.size} files, ${(uncompressed / 1024 / 1024).toFixed(1)} MiB uncompressed and ${(bytes.byteLength / 1024 / 1024).toFixed(1)} MiB compressed; ` +
-        `an import accepts at most ${BUNDLE_LIMITS.maxEntries} files, ${BUNDLE_LIMITS.maxUncompressed / 1024 / 1024} MiB and ${BUNDLE_LIMITS.maxCompressed / 1024 / 1024} MiB`,
-    )
-  }
+  const bytes = await assembleBundle(files, { agent: agent.name, version: number, exported_at: isoTime(deps.clock.now()) })
   return { bytes, filename: `${agent.name}-${number === 'draft' ? 'draft' : `v${number}`}.zip` }
 }

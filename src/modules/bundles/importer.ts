@@ -74,7 +74,7 @@ function suffixed(base: string, n: number): string {
 }
 
 /** The archive's files, or a 422 on the upload saying why the archive is refused. */
-async function unpack(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
+export async function unpack(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
   if (bytes.byteLength > BUNDLE_LIMITS.maxCompressed) {
     refuse([
       fileIssue(
