@@ -34,7 +34,7 @@ export function ExportBundle({ agent }: { agent: AgentDetail }) {
   }
   return h(
     'div',
-    { class: 'export-bundle', role: 'group', 'aria-label': 'Export' },
+    { class: 'export-bundle', role: 'group', 'aria-label': 'Export a bundle' },
     h('label', { for: 'export-version' }, 'Export '),
     h(
       'select',
