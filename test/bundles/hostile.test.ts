@@ -79,11 +79,17 @@ describe('archives refused before anything is read', () => {
     await refused(craftZip(many), /2001 entries; at most 2000/)
   })
 
-  test('a zip bomb whose header claims 100 bytes: stopped at 50 MiB while inflating', async () => {
+  test('a zip bomb whose header claims 100 bytes: stopped one byte past what it declares', async () => {
     const bomb = { name: 'skills/bomb/SKILL.md', data: new Uint8Array(60 * 1024 * 1024), declaredSize: 100 }
     const bytes = craftZip(craftedEntries([bomb]))
     expect(bytes.byteLength).toBeLessThan(200 * 1024)
-    await refused(bytes, /more than 50 MiB once uncompressed/)
+    const detail = await refused(bytes, /skills\/bomb\/SKILL\.md is damaged/)
+    expect(detail[0].ctx.path).toBe('skills/bomb/SKILL.md')
+  })
+
+  test('a zip bomb whose header claims 40 MiB (under the limit): the inflated bytes are counted and it stops at 50 MiB', async () => {
+    const bomb = { name: 'skills/bomb/SKILL.md', data: new Uint8Array(60 * 1024 * 1024), declaredSize: 40 * 1024 * 1024 }
+    await refused(craftZip(craftedEntries([bomb])), /more than 50 MiB once uncompressed/)
   })
 
   test('many entries that each pass but together exceed 50 MiB', async () => {

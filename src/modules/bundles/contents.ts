@@ -10,15 +10,18 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../platform/http/body.ts'
 import { toValidationIssues } from '../../platform/http/validation.ts'
 import { agentNameIssue, type ApplicationUse } from '../agents/index.ts'
 import { readApiName } from '../applications/index.ts'
+import { skillFromBundle, type StoredSkill } from '../skills/index.ts'
 import { type BundledWorkflow, checkBundledWorkflow } from '../workflows/index.ts'
 import { AGENT_PATH, AgentFile, BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION, MANIFEST_PATH, Manifest, MAX_REPORTED_ISSUES, WORKFLOW_ID } from './format.ts'
 import type { ApplicationFilesPart, PartFiles } from './parts.ts'
+import { TimeSlice } from './time-slice.ts'
 
 export interface BundleSkill {
   /** The folder's name, which the frontmatter's name must match. */
   name: string
   path: string
-  content: string
+  /** The skill as checked; its id and times are given when it is stored. */
+  skill: StoredSkill
 }
 
 export interface BundleWorkflow extends BundledWorkflow {
@@ -147,12 +150,16 @@ function checkInventory(reader: FileReader, manifest: Manifest): void {
   }
 }
 
-function readSkills(reader: FileReader, paths: string[], order: string[]): BundleSkill[] {
+async function readSkills(reader: FileReader, paths: string[], order: string[], slice: TimeSlice): Promise<BundleSkill[]> {
   const byName = new Map<string, BundleSkill>()
   for (const path of paths) {
+    await slice.next()
     const name = SKILL_PATH.exec(path)![1]!
     const content = reader.text(path)
-    if (content !== null) byName.set(name, { name, path, content })
+    if (content === null) continue
+    const checked = skillFromBundle(content, name, '')
+    if ('issues' in checked) reader.issues.push(...issuesInFile(path, checked.issues))
+    else byName.set(name, { name, path, skill: checked.skill })
   }
   checkOrder(
     reader,
@@ -164,10 +171,11 @@ function readSkills(reader: FileReader, paths: string[], order: string[]): Bundl
   return order.flatMap((name) => byName.get(name) ?? [])
 }
 
-function readWorkflows(reader: FileReader, paths: string[], order: string[]): BundleWorkflow[] {
+async function readWorkflows(reader: FileReader, paths: string[], order: string[], slice: TimeSlice): Promise<BundleWorkflow[]> {
   const byId = new Map<string, BundleWorkflow>()
   const names = new Map<string, string>()
   for (const path of paths) {
+    await slice.next()
     const id = WORKFLOW_PATH.exec(path)![1]!
     if (!WORKFLOW_ID.test(id)) {
       reader.issues.push(fileIssue(path, 'a workflow id is 1 to 64 letters, digits, hyphens or underscores'))
@@ -259,8 +267,9 @@ function readApplications(reader: FileReader, paths: string[], uses: Application
  * The bundle's contents, every part checked as the API checks it; throws a 422 listing every problem otherwise.
  * Application documents are only found here: the applications module parses them (in its worker) before the import.
  */
-export function readContents(files: Map<string, Uint8Array>, parts: readonly ApplicationFilesPart[]): BundleContents {
+export async function readContents(files: Map<string, Uint8Array>, parts: readonly ApplicationFilesPart[]): Promise<BundleContents> {
   const reader = new FileReader(files)
+  const slice = new TimeSlice()
   const manifest = readManifest(reader)
   checkInventory(reader, manifest)
   const nameIssue = agentNameIssue(manifest.agent, ['file'])
@@ -279,8 +288,8 @@ export function readContents(files: Map<string, Uint8Array>, parts: readonly App
   const agentFile = reader.checked(AGENT_PATH, AgentFile, reader.json(AGENT_PATH))
   if (!agentFile) refuse(reader.issues)
   const agent = { ...agentFile, applications: agentFile.applications ?? [] }
-  const skills = readSkills(reader, skillPaths, agent.skills)
-  const workflows = readWorkflows(reader, workflowPaths, agent.workflows)
+  const skills = await readSkills(reader, skillPaths, agent.skills, slice)
+  const workflows = await readWorkflows(reader, workflowPaths, agent.workflows, slice)
   const applications = readApplications(reader, applicationPaths, agent.applications, parts)
   if (reader.issues.length > 0) refuse(reader.issues)
   return { manifest, agent, skills, workflows, applications }

@@ -10,6 +10,7 @@ import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { conflict, DomainError, type InputIssue, invalidInput } from '../../platform/errors.ts'
+import { newId } from '../../platform/ids.ts'
 import {
   agentNameIssue,
   type AgentRecord,
@@ -25,7 +26,7 @@ import {
   updateDraft,
 } from '../agents/index.ts'
 import type { ApplicationsService, PreparedImport } from '../applications/index.ts'
-import { skillFromBundle, skillsOf, type StoredSkill } from '../skills/index.ts'
+import { skillsOf } from '../skills/index.ts'
 import { workflowItem } from '../workflows/index.ts'
 import { type BundleApplication, type BundleContents, fileIssue, issuesInFile, readContents, refuse } from './contents.ts'
 import { AGENT_PATH, BUNDLE_LIMITS, type ImportPlan, mediaTypeOfDocument } from './format.ts'
@@ -131,8 +132,7 @@ export class BundleImporter {
   constructor(private readonly deps: ImportDependencies) {}
 
   async import(principal: Principal, bytes: Uint8Array, options: ImportOptions = {}): Promise<ImportOutcome> {
-    const contents = readContents(await unpack(bytes), this.deps.parts)
-    this.#checkSkills(contents)
+    const contents = await readContents(await unpack(bytes), this.deps.parts)
     const requested = options.name ?? contents.manifest.agent
     const nameIssue = agentNameIssue(requested, ['name'])
     if (nameIssue) throw invalidInput(nameIssue)
@@ -148,15 +148,6 @@ export class BundleImporter {
       if (error instanceof DryRunDone) return error.outcome
       throw error
     }
-  }
-
-  #checkSkills(contents: BundleContents): void {
-    const issues: InputIssue[] = []
-    for (const skill of contents.skills) {
-      const checked = skillFromBundle(skill.content, skill.name, '')
-      if ('issues' in checked) issues.push(...issuesInFile(skill.path, checked.issues))
-    }
-    if (issues.length > 0) refuse(issues)
   }
 
   /** Parses (in the applications' worker, outside any transaction) every document that is not already here as it is. */
@@ -210,9 +201,9 @@ export class BundleImporter {
     const before = new Map(skillsOf((await readDraft(trx, agentId))!).map((skill) => [skill.name, skill]))
     await inFile(AGENT_PATH, () =>
       updateDraft(store, agentId, principal.userId, (draft) => {
-        draft.skills = contents.skills.map((skill) => {
-          const made = skillFromBundle(skill.content, skill.name, now, before.get(skill.name)) as { skill: StoredSkill }
-          return { ...made.skill }
+        draft.skills = contents.skills.map(({ name, skill }) => {
+          const kept = before.get(name)
+          return { ...skill, id: kept?.id ?? newId(), created_at: kept?.created_at ?? now, updated_at: now }
         })
         draft.workflows = contents.workflows.map((workflow) => workflowItem(workflow.id, workflow, now))
       }),

@@ -45,7 +45,7 @@ export class BundlesService {
 
   /** What a bundle holds, for catalog listings: checked as an import checks it (422 otherwise), nothing written. */
   async summary(bytes: Uint8Array): Promise<BundleSummary> {
-    const contents = readContents(await unpack(bytes), this.#deps.parts)
+    const contents = await readContents(await unpack(bytes), this.#deps.parts)
     return {
       agent: contents.manifest.agent,
       version: contents.manifest.version,
