@@ -78,6 +78,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.threads,
   m.applications,
   m.insights,
+  m.toolbox,
   m.mcp,
   m.oauth,
   m.bundles,
