@@ -154,6 +154,8 @@ describe('POST /api/agents/import', () => {
     const named = await importBundle(t, owner.token, bytes, { name: 'Pet Helper' })
     expect(named.status).toBe(201)
     expect(named.body.name).toBe('pet-helper')
+    // global_spec is for admins whether or not the bundle's applications are new (here pet-store would be reused).
+    expect((await importBundle(t, owner.token, bytes, { on_conflict: 'rename', global_spec: 'true' })).status).toBe(403)
     const badName = await importBundle(t, owner.token, bytes, { name: '!!!' })
     expect(badName.status).toBe(422)
     expect(badName.body.detail[0].loc).toEqual(['body', 'name'])

@@ -70,7 +70,7 @@ describe.skipIf(!hasChromium)('bundles and the marketplace in the console', () =
 
     // The exported bundle: checked (the application is reused), then imported under a new name.
     await page.getByLabel('Bundle (.zip)').setInputFiles(bundlePath)
-    await page.getByLabel('Name here (optional)').fill('expense-copy')
+    await page.getByLabel('Import as (optional)').fill('expense-copy')
     await page.getByRole('button', { name: 'Check bundle' }).click()
     const importPlan = page.getByTestId('import-plan')
     await importPlan.waitFor()

@@ -9,7 +9,7 @@ import { canSeeShared } from '../../platform/auth/shared-items.ts'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
-import { conflict, DomainError, type InputIssue, invalidInput } from '../../platform/errors.ts'
+import { conflict, DomainError, forbidden, type InputIssue, invalidInput } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import {
   agentNameIssue,
@@ -132,6 +132,8 @@ export class BundleImporter {
   constructor(private readonly deps: ImportDependencies) {}
 
   async import(principal: Principal, bytes: Uint8Array, options: ImportOptions = {}): Promise<ImportOutcome> {
+    // As for an upload, and whether or not the bundle's applications turn out to be new.
+    if (options.globalSpec === true && principal.role !== 'admin') throw forbidden('Only an admin may make applications visible to every member (global_spec)')
     const contents = await readContents(await unpack(bytes), this.deps.parts)
     const requested = options.name ?? contents.manifest.agent
     const nameIssue = agentNameIssue(requested, ['name'])

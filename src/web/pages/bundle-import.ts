@@ -71,10 +71,10 @@ export function ImportBundle() {
         onChange: (e: Event) => changed(setFile)((e.currentTarget as HTMLInputElement).files?.[0] ?? null),
       }),
     ),
-    h(Field, { id: 'bundle-name', label: 'Name here (optional)', value: name, onInput: changed(setName), hint: "Default: the agent's name in the bundle" }),
+    h(Field, { id: 'bundle-name', label: 'Import as (optional)', value: name, onInput: changed(setName), hint: "Default: the agent's name in the bundle" }),
     h(Select, {
       id: 'bundle-on-conflict',
-      label: 'If an agent of that name exists',
+      label: 'When that agent exists already',
       value: onConflict,
       options: CONFLICT_CHOICES,
       onChange: changed(setOnConflict),
