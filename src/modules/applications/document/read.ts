@@ -31,17 +31,22 @@ export interface ReadDocument {
 }
 
 /** Real descriptions nest 20–40 levels; past this the text is an attack on the parser, not an API. */
-const MAX_NESTING = 256
+export const MAX_NESTING = 256
 /** Documents larger than this are not run through the full OpenAPI schema validator (see readApiDocument). */
 export const VALIDATION_MAX_CHARS = 4 * 1024 * 1024
 /** Enough to see what is wrong without turning a sloppy document's response into a second document. */
 export const MAX_WARNINGS = 100
 
+const nestsTooDeeply = (pointer = ''): SpecInvalidError => new SpecInvalidError(`The document nests deeper than ${MAX_NESTING} levels`, pointer)
+
+/** A stack overflow, however the parser that hit it wrapped it. */
+const isStackOverflow = (error: unknown): boolean => error instanceof RangeError || /call stack/i.test(String((error as Error)?.message))
+
 function parseText(text: string): unknown {
   const trimmed = text.replace(/^\uFEFF/, '').trimStart()
   if (trimmed === '') throw new SpecInvalidError('The file is empty', '')
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    if (nestsDeeperThan(trimmed, MAX_NESTING)) throw new SpecInvalidError(`The document nests deeper than ${MAX_NESTING} levels`, '')
+    if (nestsDeeperThan(trimmed, MAX_NESTING)) throw nestsTooDeeply()
     try {
       return JSON.parse(trimmed)
     } catch (error) {
@@ -52,8 +57,9 @@ function parseText(text: string): unknown {
     // Duplicate keys are the last one's (as JSON.parse does); yaml's own check is quadratic in a map's size.
     return parseYaml(trimmed, { maxAliasCount: 1000, uniqueKeys: false, prettyErrors: false })
   } catch (error) {
-    const message = error instanceof RangeError ? 'the document nests too deeply' : firstLine((error as Error).message)
-    throw new SpecInvalidError(`The file is not valid YAML or JSON: ${message}`, '')
+    // yaml recurses per level and reports the overflow as a parse error: the same answer as deep JSON.
+    if (isStackOverflow(error)) throw nestsTooDeeply()
+    throw new SpecInvalidError(`The file is not valid YAML or JSON: ${firstLine((error as Error).message)}`, '')
   }
 }
 
@@ -70,25 +76,48 @@ function versionOf(document: Record<string, unknown>): string {
   throw new SpecInvalidError(`Unsupported OpenAPI version ${JSON.stringify(version)}; Swagger 2.0, OpenAPI 3.0 and 3.1 are supported`, '/openapi')
 }
 
-/** Refuses the first reference to another file or a URL: nothing is ever fetched for an upload. */
-function refuseExternalRefs(document: unknown): void {
-  const stack: { node: unknown; path: (string | number)[] }[] = [{ node: document, path: [] }]
+interface Frame {
+  readonly node: object
+  readonly parent: Frame | null
+  readonly key: string | number
+  readonly depth: number
+}
+
+const pathOf = (frame: Frame): (string | number)[] => {
+  const path: (string | number)[] = []
+  for (let at: Frame | null = frame; at?.parent; at = at.parent) path.push(at.key)
+  return path.reverse()
+}
+
+/**
+ * One walk over the parsed document, without recursion: refuses nesting deeper than MAX_NESTING (YAML cannot be
+ * measured before parsing, as JSON is) and the first reference to another file or a URL (nothing is ever fetched for
+ * an upload). Each frame points at its parent, so a path is only built for the error.
+ */
+function checkStructure(document: object): void {
+  const stack: Frame[] = [{ node: document, parent: null, key: '', depth: 0 }]
   while (stack.length > 0) {
-    const { node, path } = stack.pop()!
+    const frame = stack.pop()!
+    const { node, depth } = frame
+    // The top-level object is the first level, as for JSON text.
+    if (depth + 1 > MAX_NESTING) throw nestsTooDeeply(pointerOf(pathOf(frame)))
     if (Array.isArray(node)) {
-      for (let index = node.length - 1; index >= 0; index--) if (typeof node[index] === 'object') stack.push({ node: node[index], path: [...path, index] })
+      for (let index = node.length - 1; index >= 0; index--) {
+        const child = node[index]
+        if (child !== null && typeof child === 'object') stack.push({ node: child, parent: frame, key: index, depth: depth + 1 })
+      }
       continue
     }
-    if (!isObject(node)) continue
-    const ref = node.$ref
+    const ref = (node as Record<string, unknown>).$ref
     if (typeof ref === 'string' && !ref.startsWith('#'))
       throw new SpecInvalidError(
         `External reference ${JSON.stringify(ref.slice(0, 200))} is not allowed: only references inside the document are resolved`,
-        pointerOf([...path, '$ref']),
+        pointerOf([...pathOf(frame), '$ref']),
       )
-    for (const key of Object.keys(node).reverse()) {
-      const child = node[key]
-      if (child !== null && typeof child === 'object') stack.push({ node: child, path: [...path, key] })
+    const keys = Object.keys(node)
+    for (let index = keys.length - 1; index >= 0; index--) {
+      const child = (node as Record<string, unknown>)[keys[index]!]
+      if (child !== null && typeof child === 'object') stack.push({ node: child, parent: frame, key: keys[index]!, depth: depth + 1 })
     }
   }
 }
@@ -100,16 +129,32 @@ function requireShape(document: Record<string, unknown>): void {
   if ('paths' in document && document.paths !== null && !isObject(document.paths)) throw new SpecInvalidError('"paths" must be an object', '/paths')
 }
 
+/** An uploaded text handed over to be read: `text` is taken (set to null) once parsed, so its memory can go. */
+export interface DocumentSource {
+  text: string | null
+  /** Called once the text is let go and again after the operations are built: the worker collects garbage there. */
+  collect?: () => void
+}
+
 /** Throws SpecInvalidError for what cannot be imported; everything else the validator finds becomes a warning. */
-export async function readApiDocument(text: string): Promise<ReadDocument> {
-  const parsed = parseText(text)
+export async function readApiDocument(input: string | DocumentSource): Promise<ReadDocument> {
+  const source = typeof input === 'string' ? { text: input } : input
+  const length = source.text?.length ?? 0
+  let parsed: unknown
+  try {
+    parsed = parseText(source.text ?? '')
+  } finally {
+    // The parsed tree is all that is needed from here on; a 32 MiB upload is 64 MB as a string.
+    source.text = null
+  }
+  source.collect?.()
   if (!isObject(parsed)) throw new SpecInvalidError('Not an OpenAPI document: the top level is not an object', '')
   const openapiVersion = versionOf(parsed)
   requireShape(parsed)
-  refuseExternalRefs(parsed)
+  checkStructure(parsed)
 
   const warnings: ImportWarning[] = []
-  if (text.length > VALIDATION_MAX_CHARS) {
+  if (length > VALIDATION_MAX_CHARS) {
     // The validator needs ~10 times the document in memory; for a document this large its advice (warnings only)
     // is not worth the server's memory. What the import needs is checked all the same, as it reads.
     warnings.push({

@@ -1,0 +1,403 @@
+// Checks a value against an operation's input schema (the JSON Schema 2020-12 subset tool-schema.ts writes: types,
+// bounds, lengths, enum/const, format, properties/required/additionalProperties, items/prefixItems, uniqueItems,
+// allOf/anyOf/oneOf/not, and `$ref`s to `$defs`) with bounded work whatever schema a member uploaded:
+// - every step is charged to a budget; past it the check stops (a clear 422, never a stall of the request thread);
+// - equality (enum, const, uniqueItems) is by canonical text in a Set, linear in the value's size;
+// - a schema re-entered on the same value without descending into it (an allOf/$ref loop) adds nothing, and the
+//   depth of the walk is capped, so no schema can overflow the stack;
+// - at most `maxIssues` problems are worded (each message, ctx and echoed input short); the rest are counted.
+// The schema is interpreted, never compiled to code, and `pattern` is not checked (an uploaded regular expression
+// could backtrack for minutes on a crafted argument; the upstream enforces its own patterns).
+import { shortenValue, tooManyErrors } from '../../../platform/bounded-errors.ts'
+import type { InputIssue } from '../../../platform/errors.ts'
+import { localRefTokens, valueAt } from '../document/pointer.ts'
+import { allowedValues, canonicalText, firstRepeat, isAllowed } from './canonical.ts'
+import { isCheckedFormat, matchesFormat } from './formats.ts'
+
+export interface CheckLimits {
+  /** Work units (schema steps, items, properties, characters / 64 hashed) one check may spend. */
+  readonly budget: number
+  /** Problems worded; more are only counted. */
+  readonly maxIssues: number
+  /** Nested schema frames (children, $refs, allOf…) at once: far below what would overflow the stack. */
+  readonly maxFrames: number
+}
+
+/**
+ * ~1,000,000 units took 25–40 ms on the project machine (scripts/bench/stall.ts); the largest argument body the API
+ * accepts (1 MiB) of ordinary objects costs well under half of it.
+ */
+export const DEFAULT_LIMITS: CheckLimits = { budget: 1_000_000, maxIssues: 50, maxFrames: 1000 }
+
+/** The type of the problem reported when the budget or the depth ran out before the arguments could be judged. */
+export const TOO_COMPLEX = 'arguments_too_complex'
+
+type Schema = Record<string, unknown>
+type Key = string | number
+/** Where a value is: a chain to the root, turned into a `loc` only when a problem is reported. */
+interface Place {
+  readonly parent: Place | null
+  readonly key: Key
+}
+
+const TYPE_ERRORS: Record<string, [string, string]> = {
+  string: ['string_type', 'Input should be a valid string'],
+  integer: ['int_type', 'Input should be a valid integer'],
+  number: ['float_type', 'Input should be a valid number'],
+  boolean: ['bool_type', 'Input should be a valid boolean'],
+  object: ['dict_type', 'Input should be a valid dictionary'],
+  array: ['list_type', 'Input should be a valid list'],
+  null: ['none_required', 'Input should be None'],
+}
+/** Values an enum's message lists; the rest are counted. */
+const LISTED_VALUES = 10
+const VALUE_CHARS = 60
+
+class Stop extends Error {
+  constructor(readonly reason: 'budget' | 'depth') {
+    super(reason)
+  }
+}
+
+const isSchema = (value: unknown): value is Schema => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+function hasType(value: unknown, type: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string'
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value)
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value)
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'null':
+      return value === null
+    case 'array':
+      return Array.isArray(value)
+    case 'object':
+      return isSchema(value)
+    default:
+      return true
+  }
+}
+
+function locOf(place: Place | null): Key[] {
+  const loc: Key[] = []
+  for (let node = place; node; node = node.parent) loc.push(node.key)
+  return loc.reverse()
+}
+
+/** `'a', 'b' or 'c'` as pydantic words literals, with at most ten values and a count of the rest. */
+function literalList(values: readonly unknown[]): string {
+  const shown = values.slice(0, LISTED_VALUES).map((value) => {
+    const text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? 'null')
+    return text.length <= VALUE_CHARS ? text : `${text.slice(0, VALUE_CHARS - 1)}…`
+  })
+  if (values.length > LISTED_VALUES) return `${shown.join(', ')} or one of ${(values.length - LISTED_VALUES).toLocaleString('en-US')} more values`
+  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}` : (shown[0] ?? 'nothing')
+}
+
+function isMultipleOf(value: number, divisor: number): boolean {
+  if (!Number.isFinite(value) || !Number.isFinite(divisor) || divisor <= 0) return true
+  if (Number.isInteger(value) && Number.isInteger(divisor)) return value % divisor === 0
+  const quotient = value / divisor
+  return Math.abs(quotient - Math.round(quotient)) < 1e-9 * Math.max(1, Math.abs(quotient))
+}
+
+/** Code points of `text` (what JSON Schema lengths count), without building an array of them. */
+function codePoints(text: string): number {
+  let count = 0
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) index++
+    count++
+  }
+  return count
+}
+
+/** One check of one value; not reused. */
+class Check {
+  readonly #root: Schema
+  readonly #limits: CheckLimits
+  readonly #args: unknown
+  #spent = 0
+  #frames = 0
+  /** >0 while trying the branches of anyOf/oneOf/not: their failures are not the caller's problems to list. */
+  #quiet = 0
+  readonly issues: InputIssue[] = []
+  readonly #said = new Set<string>()
+  more = 0
+  /** Schemas being applied to the value at hand (from #sameValueFrom on), to notice a loop that never descends. */
+  readonly #applying: Schema[] = []
+  #sameValueFrom = 0
+
+  constructor(root: Schema, limits: CheckLimits, args: unknown) {
+    this.#root = root
+    this.#limits = limits
+    this.#args = args
+  }
+
+  readonly charge = (units: number): void => {
+    this.#spent += units
+    if (this.#spent > this.#limits.budget) throw new Stop('budget')
+  }
+
+  /** Whether a problem found now is worded (not while trying branches, nor once enough are); else it is counted. */
+  get #wording(): boolean {
+    if (this.#quiet > 0) return false
+    if (this.issues.length < this.#limits.maxIssues) return true
+    this.more++
+    return false
+  }
+
+  #report(place: Place | null, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): false {
+    if (!this.#wording) return false
+    this.#add(place, type, msg, input, ctx)
+    return false
+  }
+
+  #add(place: Place | null, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): void {
+    const loc = locOf(place)
+    const key = `${JSON.stringify(loc)}:${type}`
+    if (this.#said.has(key)) return
+    this.#said.add(key)
+    const issue: InputIssue = { loc, msg, type, input: shortenValue(input) }
+    if (ctx) issue.ctx = ctx
+    this.issues.push(issue)
+  }
+
+  /** A value outside an enum or const: the list of allowed values is only written when the problem is. */
+  #literal(place: Place | null, allowed: readonly unknown[], value: unknown): false {
+    if (!this.#wording) return false
+    const expected = literalList(allowed)
+    this.#add(place, 'literal_error', `Input should be ${expected}`, value, { expected })
+    return false
+  }
+
+  /** Whether `value` (at `place`) satisfies `schema`; problems are reported unless quiet. */
+  value(schema: unknown, value: unknown, place: Place | null): boolean {
+    if (schema === true || schema === undefined) return true
+    if (schema === false) return this.#report(place, 'extra_forbidden', 'Extra inputs are not permitted', value)
+    if (!isSchema(schema)) return true
+    this.charge(1)
+    for (let index = this.#sameValueFrom; index < this.#applying.length; index++) if (this.#applying[index] === schema) return true
+    if (++this.#frames > this.#limits.maxFrames) throw new Stop('depth')
+    this.#applying.push(schema)
+    try {
+      return this.#keywords(schema, value, place)
+    } finally {
+      this.#applying.pop()
+      this.#frames--
+    }
+  }
+
+  /** A value inside the one at hand: the loop check starts afresh, since descending is progress. */
+  #child(schema: unknown, value: unknown, place: Place): boolean {
+    const from = this.#sameValueFrom
+    this.#sameValueFrom = this.#applying.length
+    try {
+      return this.value(schema, value, place)
+    } finally {
+      this.#sameValueFrom = from
+    }
+  }
+
+  #quietly(schema: unknown, value: unknown, place: Place | null): boolean {
+    this.#quiet++
+    try {
+      return this.value(schema, value, place)
+    } finally {
+      this.#quiet--
+    }
+  }
+
+  #resolve(ref: string): unknown {
+    const tokens = localRefTokens(ref)
+    // A reference that does not resolve was warned about at import; it accepts any value, as the tool schema says.
+    return tokens ? (valueAt(this.#root, tokens) ?? true) : true
+  }
+
+  #keywords(schema: Schema, value: unknown, place: Place | null): boolean {
+    let valid = true
+    if (typeof schema.$ref === 'string') valid = this.value(this.#resolve(schema.$ref), value, place) && valid
+
+    const type = schema.type
+    if (type !== undefined) {
+      const types = Array.isArray(type) ? type : [type]
+      if (types.length > 0 && !types.some((name) => hasType(value, name))) {
+        const expected = String(types.find((name) => name !== 'null') ?? types[0])
+        const [code, msg] = TYPE_ERRORS[expected] ?? ['value_error', 'Input is not of an allowed type']
+        // The other keywords describe a value of the right type: saying more about this one would only repeat it.
+        return this.#report(place, code, msg, value)
+      }
+    }
+    if (Array.isArray(schema.enum) && !isAllowed(allowedValues(schema.enum), value, this.charge)) valid = this.#literal(place, schema.enum, value)
+    if ('const' in schema && !this.#equalsConst(schema.const, value)) valid = this.#literal(place, [schema.const], value)
+
+    if (typeof value === 'string') valid = this.#string(schema, value, place) && valid
+    else if (typeof value === 'number') valid = this.#number(schema, value, place) && valid
+    else if (Array.isArray(value)) valid = this.#array(schema, value, place) && valid
+    else if (isSchema(value)) valid = this.#object(schema, value, place) && valid
+
+    if (Array.isArray(schema.allOf)) for (const part of schema.allOf) valid = this.value(part, value, place) && valid
+    if (Array.isArray(schema.anyOf) && schema.anyOf.length > 0) {
+      if (!schema.anyOf.some((part) => this.#quietly(part, value, place)))
+        valid = this.#report(place, 'value_error', 'Input does not match any of the allowed shapes', value)
+    }
+    if (Array.isArray(schema.oneOf) && schema.oneOf.length > 0) {
+      let matches = 0
+      for (const part of schema.oneOf) if (this.#quietly(part, value, place) && ++matches > 1) break
+      if (matches === 0) valid = this.#report(place, 'value_error', 'Input does not match any of the allowed shapes', value)
+      else if (matches > 1) valid = this.#report(place, 'value_error', 'Input matches more than one of the allowed shapes', value)
+    }
+    if (schema.not !== undefined && this.#quietly(schema.not, value, place))
+      valid = this.#report(
+        place,
+        'value_error',
+        isSchema(schema.not) && Object.keys(schema.not).length === 0 ? 'No value is allowed here' : 'Input matches a shape that is not allowed',
+        value,
+      )
+    return valid
+  }
+
+  #equalsConst(expected: unknown, value: unknown): boolean {
+    if (expected === null || typeof expected !== 'object' || value === null || typeof value !== 'object') return expected === value
+    return canonicalText(expected, this.charge) === canonicalText(value, this.charge)
+  }
+
+  #string(schema: Schema, value: string, place: Place | null): boolean {
+    let valid = true
+    const { minLength, maxLength } = schema
+    // UTF-16 units are at least as many as code points: count only when the bound is in doubt.
+    if (typeof minLength === 'number' && (value.length < minLength || (value.length < minLength * 2 && this.#length(value) < minLength)))
+      valid = this.#report(place, 'string_too_short', `String should have at least ${minLength} characters`, value, { min_length: minLength })
+    if (typeof maxLength === 'number' && value.length > maxLength && this.#length(value) > maxLength)
+      valid = this.#report(place, 'string_too_long', `String should have at most ${maxLength} characters`, value, { max_length: maxLength })
+    if (isCheckedFormat(schema.format)) {
+      this.charge(1 + (Math.min(value.length, 4096) >> 4))
+      if (!matchesFormat(schema.format, value))
+        valid = this.#report(
+          place,
+          'value_error',
+          schema.format === 'email' ? 'value is not a valid email address' : `Input should be a valid ${schema.format}`,
+          value,
+          { format: schema.format },
+        )
+    }
+    return valid
+  }
+
+  #length(value: string): number {
+    this.charge(1 + (value.length >> 6))
+    return codePoints(value)
+  }
+
+  #number(schema: Schema, value: number, place: Place | null): boolean {
+    const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema
+    let valid = true
+    if (typeof minimum === 'number' && value < minimum)
+      valid = this.#report(place, 'greater_than_equal', `Input should be greater than or equal to ${minimum}`, value, { ge: minimum })
+    if (typeof exclusiveMinimum === 'number' && value <= exclusiveMinimum)
+      valid = this.#report(place, 'greater_than', `Input should be greater than ${exclusiveMinimum}`, value, { gt: exclusiveMinimum })
+    if (typeof maximum === 'number' && value > maximum)
+      valid = this.#report(place, 'less_than_equal', `Input should be less than or equal to ${maximum}`, value, { le: maximum })
+    if (typeof exclusiveMaximum === 'number' && value >= exclusiveMaximum)
+      valid = this.#report(place, 'less_than', `Input should be less than ${exclusiveMaximum}`, value, { lt: exclusiveMaximum })
+    if (typeof multipleOf === 'number' && !isMultipleOf(value, multipleOf))
+      valid = this.#report(place, 'multiple_of', `Input should be a multiple of ${multipleOf}`, value, { multiple_of: multipleOf })
+    return valid
+  }
+
+  #array(schema: Schema, value: unknown[], place: Place | null): boolean {
+    let valid = true
+    const { minItems, maxItems } = schema
+    if (typeof minItems === 'number' && value.length < minItems)
+      valid = this.#report(place, 'too_short', `List should have at least ${minItems} item${minItems === 1 ? '' : 's'}`, value, { min_length: minItems })
+    if (typeof maxItems === 'number' && value.length > maxItems)
+      valid = this.#report(place, 'too_long', `List should have at most ${maxItems} item${maxItems === 1 ? '' : 's'}`, value, { max_length: maxItems })
+    if (schema.uniqueItems === true) {
+      const repeat = firstRepeat(value, this.charge)
+      if (repeat)
+        valid = this.#report(place, 'value_error', `List should have unique items: item ${repeat.index} repeats item ${repeat.earlier}`, value, {
+          index: repeat.index,
+          repeats: repeat.earlier,
+        })
+    }
+    const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : []
+    for (let index = 0; index < value.length; index++) {
+      const itemSchema = index < prefix.length ? prefix[index] : schema.items
+      if (itemSchema === undefined) {
+        if (index >= prefix.length) break
+        continue
+      }
+      valid = this.#child(itemSchema, value[index], { parent: place, key: index }) && valid
+    }
+    return valid
+  }
+
+  #object(schema: Schema, value: Record<string, unknown>, place: Place | null): boolean {
+    let valid = true
+    const properties = isSchema(schema.properties) ? schema.properties : undefined
+    if (Array.isArray(schema.required)) {
+      this.charge(schema.required.length)
+      for (const name of schema.required)
+        if (typeof name === 'string' && !Object.hasOwn(value, name)) valid = this.#report({ parent: place, key: name }, 'missing', 'Field required', value)
+    }
+    const { minProperties, maxProperties, additionalProperties } = schema
+    if (typeof minProperties === 'number' || typeof maxProperties === 'number') {
+      const count = Object.keys(value).length
+      if (typeof minProperties === 'number' && count < minProperties)
+        valid = this.#report(place, 'too_short', `Dictionary should have at least ${minProperties} items`, value, { min_length: minProperties })
+      if (typeof maxProperties === 'number' && count > maxProperties)
+        valid = this.#report(place, 'too_long', `Dictionary should have at most ${maxProperties} items`, value, { max_length: maxProperties })
+    }
+    if (properties === undefined && additionalProperties === undefined) return valid
+    for (const name in value) {
+      if (!Object.hasOwn(value, name)) continue
+      this.charge(1)
+      const declared = properties !== undefined && Object.hasOwn(properties, name)
+      const rule = declared ? properties[name] : additionalProperties
+      if (rule === undefined) continue
+      const at = { parent: place, key: name }
+      if (rule === false) valid = this.#report(at, 'extra_forbidden', 'Extra inputs are not permitted', value[name])
+      else valid = this.#child(rule, value[name], at) && valid
+    }
+    return valid
+  }
+
+  /** The problems found, ending with a count of those not worded; or the one saying the check could not finish. */
+  run(): InputIssue[] {
+    try {
+      this.value(this.#root, this.#args, null)
+    } catch (error) {
+      if (!(error instanceof Stop)) throw error
+      if (this.issues.length > 0) return [...this.issues, tooManyErrors(this.more, true)]
+      const why =
+        error.reason === 'budget'
+          ? `the check stopped after ${this.#limits.budget.toLocaleString('en-US')} steps`
+          : `the schema nests deeper than ${this.#limits.maxFrames} levels`
+      return [
+        {
+          loc: [],
+          msg: `The arguments are too large or too complex to check against this operation's schema (${why}); send fewer or smaller values`,
+          type: TOO_COMPLEX,
+          input: shortenValue(this.#args),
+        },
+      ]
+    }
+    if (this.more > 0) return [...this.issues, tooManyErrors(this.more, false)]
+    return this.issues
+  }
+
+  get spent(): number {
+    return this.#spent
+  }
+}
+
+/** Every problem with `args` against `schema` (located relative to the arguments), or none; and the work it took. */
+export function checkAgainstSchema(schema: Schema, args: unknown, limits: CheckLimits = DEFAULT_LIMITS): { issues: InputIssue[]; spent: number } {
+  const check = new Check(schema, limits, args)
+  const issues = check.run()
+  return { issues, spent: check.spent }
+}
