@@ -119,17 +119,19 @@ const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(v
 
 /**
  * At most MAX_LISTED_ISSUES problems, each shortened, together under the body's byte budget; the rest counted in a
- * final `too_many_errors` entry (added to the count of one the producer already ended its list with). `summaryLoc`
- * locates that entry (`['body']` over HTTP; nothing for a tool's arguments).
+ * final `too_many_errors` entry (added to the count of one the producer already ended its list with, which keeps its
+ * location). `summaryLoc` locates a new one (`['body']` over HTTP; nothing for a tool's arguments).
  */
 export function boundedIssues<T extends IssueLike>(issues: readonly T[], summaryLoc: (string | number)[] = []): T[] {
   let list = issues
   let more = 0
   let atLeast = false
+  let where = summaryLoc
   const last = list.at(-1)
   if (last?.type === TOO_MANY_ERRORS) {
     more += Number(last.ctx?.more) || 0
     atLeast = last.ctx?.at_least === true
+    if (last.loc.length > 0) where = boundedLoc(last.loc)
     list = list.slice(0, -1)
   }
   const kept: T[] = []
@@ -143,7 +145,7 @@ export function boundedIssues<T extends IssueLike>(issues: readonly T[], summary
     bytes += size
   }
   more += list.length - kept.length
-  if (more > 0 || atLeast) kept.push(tooManyErrors(more, atLeast, summaryLoc) as T)
+  if (more > 0 || atLeast) kept.push(tooManyErrors(more, atLeast, where) as T)
   return kept
 }
 

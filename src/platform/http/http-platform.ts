@@ -9,13 +9,15 @@ import { requestContext } from './request-context.ts'
 import { toValidationIssues } from './validation.ts'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
+/** Where a located problem can be: a cut list's final entry is located in the same part as its first problem. */
+const LOC_ROOTS = new Set(['body', 'query', 'path', 'header', 'cookie'])
 /** How many errors Elysia's ValidationError.all collects at most. */
 const ELYSIA_MAX_ERRORS = 64
 
 /** Every error body of the API is written here, so none passes 64 KiB: long lists are cut, values shortened. */
 function errorResponse(status: number, detail: string | ValidationIssue[], extra: Record<string, string> = {}): Response {
   const where = typeof detail === 'string' ? undefined : detail[0]?.loc[0]
-  const text = errorBodyText(detail, [typeof where === 'string' ? where : 'body'])
+  const text = errorBodyText(detail, [typeof where === 'string' && LOC_ROOTS.has(where) ? where : 'body'])
   return new Response(text, { status, headers: { ...JSON_HEADERS, ...extra } })
 }
 

@@ -8,42 +8,46 @@ export type Charge = (units: number) => void
 const isPrimitive = (value: unknown): value is string | number | boolean | null | undefined => value === null || typeof value !== 'object'
 
 /**
- * A text equal for equal JSON values and different otherwise: numbers by value (1 and 1.0 are one number), object keys
- * in sorted order, strings and keys length-prefixed (so nothing needs escaping). Only for arrays and objects;
- * primitives compare as themselves.
+ * A text equal for equal JSON values and different otherwise (numbers by value, object keys in sorted order). Only for
+ * arrays and objects; primitives compare as themselves. One walk checks whether every object's keys are already in
+ * order (they usually are); then the native JSON.stringify writes the text, given the sorted keys when they were not.
  */
 export function canonicalText(value: object, charge: Charge): string {
-  if (Array.isArray(value)) {
-    charge(1 + value.length)
-    let text = '['
-    for (let index = 0; index < value.length; index++) text += part(value[index], charge)
-    return `${text}]`
+  const stack: object[] = [value]
+  let ordered = true
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (Array.isArray(node)) {
+      charge(1 + node.length)
+      for (const item of node) if (item !== null && typeof item === 'object') stack.push(item)
+      continue
+    }
+    const keys = Object.keys(node)
+    charge(1 + keys.length * 2)
+    for (let index = 0; index < keys.length; index++) {
+      if (index > 0 && keys[index - 1]! > keys[index]!) ordered = false
+      const child = (node as Record<string, unknown>)[keys[index]!]
+      if (child !== null && typeof child === 'object') stack.push(child)
+    }
   }
-  const keys = Object.keys(value)
-  if (keys.length > 1) keys.sort()
-  charge(1 + keys.length * 2)
-  let text = '{'
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index]!
-    text += `${key.length}:${key}${part((value as Record<string, unknown>)[key], charge)}`
-  }
-  return `${text}}`
+  // A list of property names makes JSON.stringify write every object's keys in that list's order.
+  const text = ordered ? JSON.stringify(value) : JSON.stringify(value, allKeys(value))
+  charge(text.length >> 6)
+  return text
 }
 
-function part(value: unknown, charge: Charge): string {
-  switch (typeof value) {
-    case 'string':
-      if (value.length > 64) charge(value.length >> 6)
-      return `s${value.length}:${value}`
-    case 'number':
-      return `n${value};`
-    case 'boolean':
-      return value ? 't' : 'f'
-    case 'object':
-      return value === null ? 'z' : canonicalText(value, charge)
-    default:
-      return 'z'
+/** Every key of every object inside `value`, sorted. */
+function allKeys(value: object): string[] {
+  const keys = new Set<string>()
+  const stack: object[] = [value]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    for (const [key, child] of Object.entries(node)) {
+      if (!Array.isArray(node)) keys.add(key)
+      if (child !== null && typeof child === 'object') stack.push(child)
+    }
   }
+  return [...keys].sort()
 }
 
 /** An `enum` (or `const`) ready for lookups: primitives in one Set, objects and arrays by their canonical text. */

@@ -24,10 +24,12 @@ export interface CheckLimits {
 }
 
 /**
- * ~1,000,000 units took 25–40 ms on the project machine (scripts/bench/stall.ts); the largest argument body the API
- * accepts (1 MiB) of ordinary objects costs well under half of it.
+ * A unit is 40–90 ns on the project machine (a schema step, a property, an item, a lookup in a large enum ~4):
+ * 400,000 is ~15–35 ms, within the event-loop rule with room for parsing the request (scripts/bench/stall.ts). About
+ * 1 MiB of ordinary objects (12,000 records of five fields: 180,000 units) fits, and so do 20,000 objects under
+ * uniqueItems (220,000).
  */
-export const DEFAULT_LIMITS: CheckLimits = { budget: 1_000_000, maxIssues: 50, maxFrames: 1000 }
+export const DEFAULT_LIMITS: CheckLimits = { budget: 400_000, maxIssues: 50, maxFrames: 1000 }
 
 /** The type of the problem reported when the budget or the depth ran out before the arguments could be judged. */
 export const TOO_COMPLEX = 'arguments_too_complex'
@@ -115,6 +117,11 @@ function codePoints(text: string): number {
   }
   return count
 }
+
+/** Where each `$ref` of a schema leads, kept with the schema (the checker keeps schemas between calls). */
+const resolved = new WeakMap<object, Map<string, unknown>>()
+/** An enum this long is looked up in a Set too large for the processor's cache: each lookup costs several steps. */
+const LARGE_ENUM = 1024
 
 /** One check of one value; not reused. */
 class Check {
@@ -213,9 +220,16 @@ class Check {
   }
 
   #resolve(ref: string): unknown {
-    const tokens = localRefTokens(ref)
-    // A reference that does not resolve was warned about at import; it accepts any value, as the tool schema says.
-    return tokens ? (valueAt(this.#root, tokens) ?? true) : true
+    let targets = resolved.get(this.#root)
+    if (!targets) resolved.set(this.#root, (targets = new Map()))
+    let target = targets.get(ref)
+    if (target === undefined) {
+      const tokens = localRefTokens(ref)
+      // A reference that does not resolve was warned about at import; it accepts any value, as the tool schema says.
+      target = tokens ? (valueAt(this.#root, tokens) ?? true) : true
+      targets.set(ref, target)
+    }
+    return target
   }
 
   #keywords(schema: Schema, value: unknown, place: Place | null): boolean {
@@ -232,7 +246,10 @@ class Check {
         return this.#report(place, code, msg, value)
       }
     }
-    if (Array.isArray(schema.enum) && !isAllowed(allowedValues(schema.enum), value, this.charge)) valid = this.#literal(place, schema.enum, value)
+    if (Array.isArray(schema.enum)) {
+      if (schema.enum.length > LARGE_ENUM) this.charge(4)
+      if (!isAllowed(allowedValues(schema.enum), value, this.charge)) valid = this.#literal(place, schema.enum, value)
+    }
     if ('const' in schema && !this.#equalsConst(schema.const, value)) valid = this.#literal(place, [schema.const], value)
 
     if (typeof value === 'string') valid = this.#string(schema, value, place) && valid
