@@ -158,4 +158,25 @@ describe('import robustness', () => {
       'invalid',
     )
   })
+
+  test('deep YAML gets the deep-JSON answer, whether the parser overflows or not; YAML over 4 MiB is asked for as JSON', async () => {
+    const head = 'openapi: 3.1.0\ninfo:\n  title: T\n  version: "1"\npaths: {}\nx-deep: '
+    const refusal = async (text: string) => {
+      try {
+        await importApiDocument(text)
+        return 'imported'
+      } catch (error) {
+        if (!(error instanceof SpecInvalidError)) throw error
+        return error.message
+      }
+    }
+    // 20,000 levels overflow the YAML parser's stack; 300 do not, and are measured after parsing.
+    expect(await refusal(head + '['.repeat(20_000) + ']'.repeat(20_000))).toBe('The document nests deeper than 256 levels')
+    const block = Array.from({ length: 300 }, (_, i) => `${' '.repeat(i + 1)}a:`).join('\n')
+    expect(await refusal(`openapi: 3.1.0\ninfo:\n  title: T\n  version: "1"\npaths: {}\nx-deep:\n${block} 1\n`)).toBe(
+      'The document nests deeper than 256 levels',
+    )
+    expect(await refusal(head + '['.repeat(200) + ']'.repeat(200))).toBe('imported')
+    expect(await refusal(`${head}"${'x'.repeat(4 * 1024 * 1024)}"`)).toMatch(/^The YAML document is larger than 4 MiB: .*Upload it as JSON/)
+  })
 })

@@ -24,23 +24,19 @@ export interface CheckLimits {
 }
 
 /**
- * A unit is 40–90 ns on the project machine (a schema step, a property, an item, a lookup in a large enum ~4):
- * 400,000 is ~15–35 ms, within the event-loop rule with room for parsing the request (scripts/bench/stall.ts). About
- * 1 MiB of ordinary objects (12,000 records of five fields: 180,000 units) fits, and so do 20,000 objects under
- * uniqueItems (220,000).
+ * A unit is 30–90 ns on the project machine (a schema step, a property, an item, a lookup in a large enum ~4):
+ * 200,000 is ~6–18 ms. An execute call of ~700 KB costs ~10–15 ms before the check (reading, parsing, routing), and
+ * the machine's 2 cores are shared with other requests: together they stay within the event-loop rule
+ * (scripts/bench/stall.ts). About 600 KB of ordinary records (8,000 of five fields: 120,000 units) fit, and so do
+ * 20,000 small objects under uniqueItems (140,000); larger or costlier arguments are a 422 `arguments_too_complex`.
  */
-export const DEFAULT_LIMITS: CheckLimits = { budget: 400_000, maxIssues: 50, maxFrames: 1000 }
+export const DEFAULT_LIMITS: CheckLimits = { budget: 200_000, maxIssues: 50, maxFrames: 1000 }
 
 /** The type of the problem reported when the budget or the depth ran out before the arguments could be judged. */
 export const TOO_COMPLEX = 'arguments_too_complex'
 
 type Schema = Record<string, unknown>
 type Key = string | number
-/** Where a value is: a chain to the root, turned into a `loc` only when a problem is reported. */
-interface Place {
-  readonly parent: Place | null
-  readonly key: Key
-}
 
 const TYPE_ERRORS: Record<string, [string, string]> = {
   string: ['string_type', 'Input should be a valid string'],
@@ -82,12 +78,6 @@ function hasType(value: unknown, type: unknown): boolean {
     default:
       return true
   }
-}
-
-function locOf(place: Place | null): Key[] {
-  const loc: Key[] = []
-  for (let node = place; node; node = node.parent) loc.push(node.key)
-  return loc.reverse()
 }
 
 /** `'a', 'b' or 'c'` as pydantic words literals, with at most ten values and a count of the rest. */
@@ -138,6 +128,8 @@ class Check {
   /** Schemas being applied to the value at hand (from #sameValueFrom on), to notice a loop that never descends. */
   readonly #applying: Schema[] = []
   #sameValueFrom = 0
+  /** Where the value at hand is, from the arguments' root: pushed and popped, turned into a `loc` only for a problem. */
+  readonly #path: Key[] = []
 
   constructor(root: Schema, limits: CheckLimits, args: unknown) {
     this.#root = root
@@ -158,14 +150,15 @@ class Check {
     return false
   }
 
-  #report(place: Place | null, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): false {
+  /** A problem with the value at hand, or (`inside`) with its member of that name. */
+  #report(inside: Key | undefined, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): false {
     if (!this.#wording) return false
-    this.#add(place, type, msg, input, ctx)
+    this.#add(inside, type, msg, input, ctx)
     return false
   }
 
-  #add(place: Place | null, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): void {
-    const loc = locOf(place)
+  #add(inside: Key | undefined, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): void {
+    const loc = inside === undefined ? [...this.#path] : [...this.#path, inside]
     const key = `${JSON.stringify(loc)}:${type}`
     if (this.#said.has(key)) return
     this.#said.add(key)
@@ -175,24 +168,24 @@ class Check {
   }
 
   /** A value outside an enum or const: the list of allowed values is only written when the problem is. */
-  #literal(place: Place | null, allowed: readonly unknown[], value: unknown): false {
+  #literal(allowed: readonly unknown[], value: unknown): false {
     if (!this.#wording) return false
     const expected = literalList(allowed)
-    this.#add(place, 'literal_error', `Input should be ${expected}`, value, { expected })
+    this.#add(undefined, 'literal_error', `Input should be ${expected}`, value, { expected })
     return false
   }
 
-  /** Whether `value` (at `place`) satisfies `schema`; problems are reported unless quiet. */
-  value(schema: unknown, value: unknown, place: Place | null): boolean {
+  /** Whether `value` (at the current path) satisfies `schema`; problems are reported unless quiet. */
+  value(schema: unknown, value: unknown): boolean {
     if (schema === true || schema === undefined) return true
-    if (schema === false) return this.#report(place, 'extra_forbidden', 'Extra inputs are not permitted', value)
+    if (schema === false) return this.#report(undefined, 'extra_forbidden', 'Extra inputs are not permitted', value)
     if (!isSchema(schema)) return true
     this.charge(1)
     for (let index = this.#sameValueFrom; index < this.#applying.length; index++) if (this.#applying[index] === schema) return true
     if (++this.#frames > this.#limits.maxFrames) throw new Stop('depth')
     this.#applying.push(schema)
     try {
-      return this.#keywords(schema, value, place)
+      return this.#keywords(schema, value)
     } finally {
       this.#applying.pop()
       this.#frames--
@@ -200,20 +193,22 @@ class Check {
   }
 
   /** A value inside the one at hand: the loop check starts afresh, since descending is progress. */
-  #child(schema: unknown, value: unknown, place: Place): boolean {
+  #child(schema: unknown, value: unknown, key: Key): boolean {
     const from = this.#sameValueFrom
     this.#sameValueFrom = this.#applying.length
+    this.#path.push(key)
     try {
-      return this.value(schema, value, place)
+      return this.value(schema, value)
     } finally {
+      this.#path.pop()
       this.#sameValueFrom = from
     }
   }
 
-  #quietly(schema: unknown, value: unknown, place: Place | null): boolean {
+  #quietly(schema: unknown, value: unknown): boolean {
     this.#quiet++
     try {
-      return this.value(schema, value, place)
+      return this.value(schema, value)
     } finally {
       this.#quiet--
     }
@@ -232,9 +227,9 @@ class Check {
     return target
   }
 
-  #keywords(schema: Schema, value: unknown, place: Place | null): boolean {
+  #keywords(schema: Schema, value: unknown): boolean {
     let valid = true
-    if (typeof schema.$ref === 'string') valid = this.value(this.#resolve(schema.$ref), value, place) && valid
+    if (typeof schema.$ref === 'string') valid = this.value(this.#resolve(schema.$ref), value) && valid
 
     const type = schema.type
     if (type !== undefined) {
@@ -243,34 +238,34 @@ class Check {
         const expected = String(types.find((name) => name !== 'null') ?? types[0])
         const [code, msg] = TYPE_ERRORS[expected] ?? ['value_error', 'Input is not of an allowed type']
         // The other keywords describe a value of the right type: saying more about this one would only repeat it.
-        return this.#report(place, code, msg, value)
+        return this.#report(undefined, code, msg, value)
       }
     }
     if (Array.isArray(schema.enum)) {
       if (schema.enum.length > LARGE_ENUM) this.charge(4)
-      if (!isAllowed(allowedValues(schema.enum), value, this.charge)) valid = this.#literal(place, schema.enum, value)
+      if (!isAllowed(allowedValues(schema.enum), value, this.charge)) valid = this.#literal(schema.enum, value)
     }
-    if ('const' in schema && !this.#equalsConst(schema.const, value)) valid = this.#literal(place, [schema.const], value)
+    if ('const' in schema && !this.#equalsConst(schema.const, value)) valid = this.#literal([schema.const], value)
 
-    if (typeof value === 'string') valid = this.#string(schema, value, place) && valid
-    else if (typeof value === 'number') valid = this.#number(schema, value, place) && valid
-    else if (Array.isArray(value)) valid = this.#array(schema, value, place) && valid
-    else if (isSchema(value)) valid = this.#object(schema, value, place) && valid
+    if (typeof value === 'string') valid = this.#string(schema, value) && valid
+    else if (typeof value === 'number') valid = this.#number(schema, value) && valid
+    else if (Array.isArray(value)) valid = this.#array(schema, value) && valid
+    else if (isSchema(value)) valid = this.#object(schema, value) && valid
 
-    if (Array.isArray(schema.allOf)) for (const part of schema.allOf) valid = this.value(part, value, place) && valid
+    if (Array.isArray(schema.allOf)) for (const part of schema.allOf) valid = this.value(part, value) && valid
     if (Array.isArray(schema.anyOf) && schema.anyOf.length > 0) {
-      if (!schema.anyOf.some((part) => this.#quietly(part, value, place)))
-        valid = this.#report(place, 'value_error', 'Input does not match any of the allowed shapes', value)
+      if (!schema.anyOf.some((part) => this.#quietly(part, value)))
+        valid = this.#report(undefined, 'value_error', 'Input does not match any of the allowed shapes', value)
     }
     if (Array.isArray(schema.oneOf) && schema.oneOf.length > 0) {
       let matches = 0
-      for (const part of schema.oneOf) if (this.#quietly(part, value, place) && ++matches > 1) break
-      if (matches === 0) valid = this.#report(place, 'value_error', 'Input does not match any of the allowed shapes', value)
-      else if (matches > 1) valid = this.#report(place, 'value_error', 'Input matches more than one of the allowed shapes', value)
+      for (const part of schema.oneOf) if (this.#quietly(part, value) && ++matches > 1) break
+      if (matches === 0) valid = this.#report(undefined, 'value_error', 'Input does not match any of the allowed shapes', value)
+      else if (matches > 1) valid = this.#report(undefined, 'value_error', 'Input matches more than one of the allowed shapes', value)
     }
-    if (schema.not !== undefined && this.#quietly(schema.not, value, place))
+    if (schema.not !== undefined && this.#quietly(schema.not, value))
       valid = this.#report(
-        place,
+        undefined,
         'value_error',
         isSchema(schema.not) && Object.keys(schema.not).length === 0 ? 'No value is allowed here' : 'Input matches a shape that is not allowed',
         value,
@@ -283,19 +278,19 @@ class Check {
     return canonicalText(expected, this.charge) === canonicalText(value, this.charge)
   }
 
-  #string(schema: Schema, value: string, place: Place | null): boolean {
+  #string(schema: Schema, value: string): boolean {
     let valid = true
     const { minLength, maxLength } = schema
     // UTF-16 units are at least as many as code points: count only when the bound is in doubt.
     if (typeof minLength === 'number' && (value.length < minLength || (value.length < minLength * 2 && this.#length(value) < minLength)))
-      valid = this.#report(place, 'string_too_short', `String should have at least ${minLength} characters`, value, { min_length: minLength })
+      valid = this.#report(undefined, 'string_too_short', `String should have at least ${minLength} characters`, value, { min_length: minLength })
     if (typeof maxLength === 'number' && value.length > maxLength && this.#length(value) > maxLength)
-      valid = this.#report(place, 'string_too_long', `String should have at most ${maxLength} characters`, value, { max_length: maxLength })
+      valid = this.#report(undefined, 'string_too_long', `String should have at most ${maxLength} characters`, value, { max_length: maxLength })
     if (isCheckedFormat(schema.format)) {
       this.charge(1 + (Math.min(value.length, 4096) >> 4))
       if (!matchesFormat(schema.format, value))
         valid = this.#report(
-          place,
+          undefined,
           'value_error',
           schema.format === 'email' ? 'value is not a valid email address' : `Input should be a valid ${schema.format}`,
           value,
@@ -310,33 +305,33 @@ class Check {
     return codePoints(value)
   }
 
-  #number(schema: Schema, value: number, place: Place | null): boolean {
+  #number(schema: Schema, value: number): boolean {
     const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema
     let valid = true
     if (typeof minimum === 'number' && value < minimum)
-      valid = this.#report(place, 'greater_than_equal', `Input should be greater than or equal to ${minimum}`, value, { ge: minimum })
+      valid = this.#report(undefined, 'greater_than_equal', `Input should be greater than or equal to ${minimum}`, value, { ge: minimum })
     if (typeof exclusiveMinimum === 'number' && value <= exclusiveMinimum)
-      valid = this.#report(place, 'greater_than', `Input should be greater than ${exclusiveMinimum}`, value, { gt: exclusiveMinimum })
+      valid = this.#report(undefined, 'greater_than', `Input should be greater than ${exclusiveMinimum}`, value, { gt: exclusiveMinimum })
     if (typeof maximum === 'number' && value > maximum)
-      valid = this.#report(place, 'less_than_equal', `Input should be less than or equal to ${maximum}`, value, { le: maximum })
+      valid = this.#report(undefined, 'less_than_equal', `Input should be less than or equal to ${maximum}`, value, { le: maximum })
     if (typeof exclusiveMaximum === 'number' && value >= exclusiveMaximum)
-      valid = this.#report(place, 'less_than', `Input should be less than ${exclusiveMaximum}`, value, { lt: exclusiveMaximum })
+      valid = this.#report(undefined, 'less_than', `Input should be less than ${exclusiveMaximum}`, value, { lt: exclusiveMaximum })
     if (typeof multipleOf === 'number' && !isMultipleOf(value, multipleOf))
-      valid = this.#report(place, 'multiple_of', `Input should be a multiple of ${multipleOf}`, value, { multiple_of: multipleOf })
+      valid = this.#report(undefined, 'multiple_of', `Input should be a multiple of ${multipleOf}`, value, { multiple_of: multipleOf })
     return valid
   }
 
-  #array(schema: Schema, value: unknown[], place: Place | null): boolean {
+  #array(schema: Schema, value: unknown[]): boolean {
     let valid = true
     const { minItems, maxItems } = schema
     if (typeof minItems === 'number' && value.length < minItems)
-      valid = this.#report(place, 'too_short', `List should have at least ${minItems} item${minItems === 1 ? '' : 's'}`, value, { min_length: minItems })
+      valid = this.#report(undefined, 'too_short', `List should have at least ${minItems} item${minItems === 1 ? '' : 's'}`, value, { min_length: minItems })
     if (typeof maxItems === 'number' && value.length > maxItems)
-      valid = this.#report(place, 'too_long', `List should have at most ${maxItems} item${maxItems === 1 ? '' : 's'}`, value, { max_length: maxItems })
+      valid = this.#report(undefined, 'too_long', `List should have at most ${maxItems} item${maxItems === 1 ? '' : 's'}`, value, { max_length: maxItems })
     if (schema.uniqueItems === true) {
       const repeat = firstRepeat(value, this.charge)
       if (repeat)
-        valid = this.#report(place, 'value_error', `List should have unique items: item ${repeat.index} repeats item ${repeat.earlier}`, value, {
+        valid = this.#report(undefined, 'value_error', `List should have unique items: item ${repeat.index} repeats item ${repeat.earlier}`, value, {
           index: repeat.index,
           repeats: repeat.earlier,
         })
@@ -348,26 +343,26 @@ class Check {
         if (index >= prefix.length) break
         continue
       }
-      valid = this.#child(itemSchema, value[index], { parent: place, key: index }) && valid
+      valid = this.#child(itemSchema, value[index], index) && valid
     }
     return valid
   }
 
-  #object(schema: Schema, value: Record<string, unknown>, place: Place | null): boolean {
+  #object(schema: Schema, value: Record<string, unknown>): boolean {
     let valid = true
     const properties = isSchema(schema.properties) ? schema.properties : undefined
     if (Array.isArray(schema.required)) {
       this.charge(schema.required.length)
       for (const name of schema.required)
-        if (typeof name === 'string' && !Object.hasOwn(value, name)) valid = this.#report({ parent: place, key: name }, 'missing', 'Field required', value)
+        if (typeof name === 'string' && !Object.hasOwn(value, name)) valid = this.#report(name, 'missing', 'Field required', value)
     }
     const { minProperties, maxProperties, additionalProperties } = schema
     if (typeof minProperties === 'number' || typeof maxProperties === 'number') {
       const count = Object.keys(value).length
       if (typeof minProperties === 'number' && count < minProperties)
-        valid = this.#report(place, 'too_short', `Dictionary should have at least ${minProperties} items`, value, { min_length: minProperties })
+        valid = this.#report(undefined, 'too_short', `Dictionary should have at least ${minProperties} items`, value, { min_length: minProperties })
       if (typeof maxProperties === 'number' && count > maxProperties)
-        valid = this.#report(place, 'too_long', `Dictionary should have at most ${maxProperties} items`, value, { max_length: maxProperties })
+        valid = this.#report(undefined, 'too_long', `Dictionary should have at most ${maxProperties} items`, value, { max_length: maxProperties })
     }
     if (properties === undefined && additionalProperties === undefined) return valid
     for (const name in value) {
@@ -376,9 +371,8 @@ class Check {
       const declared = properties !== undefined && Object.hasOwn(properties, name)
       const rule = declared ? properties[name] : additionalProperties
       if (rule === undefined) continue
-      const at = { parent: place, key: name }
-      if (rule === false) valid = this.#report(at, 'extra_forbidden', 'Extra inputs are not permitted', value[name])
-      else valid = this.#child(rule, value[name], at) && valid
+      if (rule === false) valid = this.#report(name, 'extra_forbidden', 'Extra inputs are not permitted', value[name])
+      else valid = this.#child(rule, value[name], name) && valid
     }
     return valid
   }
@@ -386,7 +380,7 @@ class Check {
   /** The problems found, ending with a count of those not worded; or the one saying the check could not finish. */
   run(): InputIssue[] {
     try {
-      this.value(this.#root, this.#args, null)
+      this.value(this.#root, this.#args)
     } catch (error) {
       if (!(error instanceof Stop)) throw error
       if (this.issues.length > 0) return [...this.issues, tooManyErrors(this.more, true)]
