@@ -22,7 +22,12 @@ function sourceOf(data: { bytes: ArrayBuffer }): DocumentSource {
 }
 
 self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer } | { close: true }>) => {
-  if ('close' in event.data) return process.exit(0)
+  // Emptied first: tearing a worker down holds the thread that created it while the worker's heap is freed, and
+  // collecting here costs only this thread.
+  if ('close' in event.data) {
+    Bun.gc(true)
+    return process.exit(0)
+  }
   try {
     const { operations, ...document } = await importApiDocument(sourceOf(event.data))
     for (let start = 0; start < operations.length; start += OPERATIONS_PER_MESSAGE)
