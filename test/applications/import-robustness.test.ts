@@ -159,7 +159,7 @@ describe('import robustness', () => {
     )
   })
 
-  test('deep YAML gets the deep-JSON answer, whether the parser overflows or not; YAML over 4 MiB is asked for as JSON', async () => {
+  test('deep YAML gets the deep-JSON answer, whether the parser overflows or not; a YAML alias bomb is refused', async () => {
     const head = 'openapi: 3.1.0\ninfo:\n  title: T\n  version: "1"\npaths: {}\nx-deep: '
     const refusal = async (text: string) => {
       try {
@@ -177,6 +177,14 @@ describe('import robustness', () => {
       'The document nests deeper than 256 levels',
     )
     expect(await refusal(head + '['.repeat(200) + ']'.repeat(200))).toBe('imported')
-    expect(await refusal(`${head}"${'x'.repeat(4 * 1024 * 1024)}"`)).toMatch(/^The YAML document is larger than 4 MiB: .*Upload it as JSON/)
+    // Aliases are shared values: a document that multiplies itself through them is refused before anything walks it.
+    const laughs = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for (let level = 1; level < 9; level++)
+      laughs.push(
+        `${String.fromCharCode(97 + level)}: &${String.fromCharCode(97 + level)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + level)}`)
+          .join(', ')}]`,
+      )
+    expect(await refusal(`${head}1\n${laughs.join('\n')}\n`)).toMatch(/^The file is not valid YAML or JSON: its aliases expand it to more than 100,000 values$/)
   })
 })

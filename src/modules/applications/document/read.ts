@@ -2,7 +2,7 @@
 // references, collect the validator's complaints as warnings, and upgrade Swagger 2.0 to OpenAPI 3.1
 // (@scalar/openapi-parser), so everything after this file reads one shape.
 import { upgrade, validate } from '@scalar/openapi-parser'
-import { parse as parseYaml } from 'yaml'
+import { CORE_SCHEMA, load as loadYaml } from 'js-yaml'
 import { nestsDeeperThan } from '../../../platform/http/body.ts'
 import { isObject, pointerOf } from './pointer.ts'
 
@@ -34,11 +34,6 @@ export interface ReadDocument {
 export const MAX_NESTING = 256
 /** Documents larger than this are not run through the full OpenAPI schema validator (see readApiDocument). */
 export const VALIDATION_MAX_CHARS = 4 * 1024 * 1024
-/**
- * The `yaml` parser builds a syntax tree of ~45 bytes per byte of text (a 10 MB description: +470 MB; 28 MB: 1.2 GB
- * and 15 s), so YAML is read up to this size and larger descriptions are asked for as JSON.
- */
-export const YAML_MAX_CHARS = 4 * 1024 * 1024
 /** Enough to see what is wrong without turning a sloppy document's response into a second document. */
 export const MAX_WARNINGS = 100
 
@@ -58,17 +53,14 @@ function parseText(text: string): unknown {
       throw new SpecInvalidError(`The file is not valid JSON: ${(error as Error).message}`, '')
     }
   }
-  if (trimmed.length > YAML_MAX_CHARS)
-    throw new SpecInvalidError(
-      `The YAML document is larger than ${YAML_MAX_CHARS / 1024 / 1024} MiB: YAML that large takes too much memory to read. Upload it as JSON (up to 32 MiB)`,
-      '',
-    )
   try {
-    // Duplicate keys are the last one's (as JSON.parse does); yaml's own check is quadratic in a map's size.
-    return parseYaml(trimmed, { maxAliasCount: 1000, uniqueKeys: false, prettyErrors: false })
+    // js-yaml builds values straight from the text (the `yaml` library's syntax tree took ~45 bytes per byte: 1.2 GB
+    // for 28 MB). YAML 1.2 core types; duplicate keys are the last one's, as JSON.parse does. Aliases are shared
+    // values, not copies: checkStructure counts what they expand to.
+    return loadYaml(trimmed, { schema: CORE_SCHEMA, json: true, maxDepth: MAX_NESTING })
   } catch (error) {
-    // yaml recurses per level and reports the overflow as a parse error: the same answer as deep JSON.
-    if (isStackOverflow(error)) throw nestsTooDeeply()
+    // Past maxDepth, or a stack overflow however it is reported: the same answer as deep JSON.
+    if (isStackOverflow(error) || /maxDepth/.test(String((error as Error)?.message))) throw nestsTooDeeply()
     throw new SpecInvalidError(`The file is not valid YAML or JSON: ${firstLine((error as Error).message)}`, '')
   }
 }
@@ -100,13 +92,20 @@ const pathOf = (frame: Frame): (string | number)[] => {
 }
 
 /**
- * One walk over the parsed document, without recursion: refuses nesting deeper than MAX_NESTING (YAML cannot be
- * measured before parsing, as JSON is) and the first reference to another file or a URL (nothing is ever fetched for
- * an upload). Each frame points at its parent, so a path is only built for the error.
+ * One walk over the parsed document, without recursion: refuses nesting deeper than MAX_NESTING (YAML aliases can
+ * nest values past what the parser measured), aliases that multiply the document, and the first reference to another
+ * file or a URL (nothing is ever fetched for an upload). Each frame points at its parent, so a path is only built for
+ * the error.
  */
-function checkStructure(document: object): void {
+function checkStructure(document: object, textLength: number): void {
   const stack: Frame[] = [{ node: document, parent: null, key: '', depth: 0 }]
+  // A document without aliases has fewer values than characters; past that, YAML aliases are multiplying it (the
+  // "billion laughs"), and every later walk would pay for each copy.
+  const maxVisits = Math.max(100_000, textLength)
+  let visits = 0
   while (stack.length > 0) {
+    if (++visits > maxVisits)
+      throw new SpecInvalidError(`The file is not valid YAML or JSON: its aliases expand it to more than ${maxVisits.toLocaleString('en-US')} values`, '')
     const frame = stack.pop()!
     const { node, depth } = frame
     // The top-level object is the first level, as for JSON text.
@@ -159,9 +158,10 @@ export async function readApiDocument(input: string | DocumentSource): Promise<R
   }
   source.collect?.()
   if (!isObject(parsed)) throw new SpecInvalidError('Not an OpenAPI document: the top level is not an object', '')
+  // First: nothing may walk a document whose aliases multiply it.
+  checkStructure(parsed, length)
   const openapiVersion = versionOf(parsed)
   requireShape(parsed)
-  checkStructure(parsed)
 
   const warnings: ImportWarning[] = []
   if (length > VALIDATION_MAX_CHARS) {
