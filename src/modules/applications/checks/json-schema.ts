@@ -28,7 +28,8 @@ export interface CheckLimits {
  * 200,000 is ~6–18 ms. An execute call of ~700 KB costs ~10–15 ms before the check (reading, parsing, routing), and
  * the machine's 2 cores are shared with other requests: together they stay within the event-loop rule
  * (scripts/bench/stall.ts). About 600 KB of ordinary records (8,000 of five fields: 120,000 units) fit, and so do
- * 20,000 small objects under uniqueItems (140,000); larger or costlier arguments are a 422 `arguments_too_complex`.
+ * 20,000 objects under uniqueItems whose fields the schema leaves open (140,000; with two described fields 220,000,
+ * refused); larger or costlier arguments are a 422 `arguments_too_complex`.
  */
 export const DEFAULT_LIMITS: CheckLimits = { budget: 200_000, maxIssues: 50, maxFrames: 1000 }
 
