@@ -221,7 +221,7 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(run.body).toMatchObject({ status: 'succeeded', result: 'no' })
   })
 
-  test('applications: a YAML Swagger 2.0 upload is read in the import worker (scalar parser and yaml bundled), arguments are checked (cfworker), and a call reaches a loopback upstream opened by outbound_allow with the sealed key', async () => {
+  test('applications: a YAML Swagger 2.0 upload is read in the import worker (scalar parser and js-yaml bundled), arguments are checked (the budgeted checker), and a call reaches a loopback upstream opened by outbound_allow with the sealed key', async () => {
     const upstream = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
