@@ -178,3 +178,9 @@ export function testSql(db: Kysely<any> | (() => Kysely<any>), kind: DatabaseKin
     },
   }
 }
+
+/** Closes the read connection(s) under a running server, as a database that stopped answering would leave them. */
+export async function closeReadConnection(handle: DatabaseHandle): Promise<void> {
+  if (handle.kind === 'sqlite') handle.reader.close()
+  else await handle.readPool.end()
+}
