@@ -32,7 +32,9 @@ async function main(argv: string[]): Promise<number> {
           const keys = backupKeys(config.backupFile!, credentialKeyFiles(config.dataDir))
           process.stdout.write(
             `the database is on PostgreSQL: back it up with pg_dump (pg_dump --format=custom --file=${config.backupFile} "$AGENTBOX_DATABASE_URL")\n` +
-              (keys ? `credential keys written to ${keys}: keep them with the dump, apart from it; sealed secrets open only with them\n` : 'no credential keys to write\n'),
+              (keys
+                ? `credential keys written to ${keys}: keep them with the dump, apart from it; sealed secrets open only with them\n`
+                : 'no credential keys to write\n'),
           )
           return 0
         }

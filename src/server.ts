@@ -210,7 +210,14 @@ async function bootOn(
       }
       const port = listener.port!
       const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
-      logger.info('listening', { host: config.host, port, version: VERSION, data_dir: config.dataDir, database: database.kind, license_mode: config.licenseMode })
+      logger.info('listening', {
+        host: config.host,
+        port,
+        version: VERSION,
+        data_dir: config.dataDir,
+        database: database.kind,
+        license_mode: config.licenseMode,
+      })
       if (setupToken && !tenant.provisioned) logger.info(`Open http://${shownHost}:${port}/setup?token=${setupToken} to finish setup`)
       return port
     },

@@ -79,8 +79,7 @@ beforeAll(async () => {
     const imported = await uploadSpec(first, admin, api(`http://127.0.0.1:${upstream.port}`, name), { api_name: name, ...fields })
     expect(imported.status).toBe(201)
   }
-  for (const row of (await first.sql.all('SELECT id, api_name FROM applications')) as { id: string; api_name: string }[])
-    ids[row.api_name] = row.id
+  for (const row of (await first.sql.all('SELECT id, api_name FROM applications')) as { id: string; api_name: string }[]) ids[row.api_name] = row.id
   await first.close()
 
   const db = new Database(join(dataDir, 'agentbox.db'))

@@ -116,7 +116,9 @@ describe('GET /api/applications/{api_name}/document', () => {
       expect((await uploadSpec(p.t, p.owner.token, document, { api_name: 'pets', replace: 'true' })).status).toBe(201)
     }
     expect((await getDocument('pets', p.owner.token)).body.info.version).toBe('12')
-    const revisions = (await p.t.sql.all("SELECT revision FROM application_documents WHERE application_id = (SELECT id FROM applications WHERE api_name = 'pets') ORDER BY revision")) as { revision: number }[]
+    const revisions = (await p.t.sql.all(
+      "SELECT revision FROM application_documents WHERE application_id = (SELECT id FROM applications WHERE api_name = 'pets') ORDER BY revision",
+    )) as { revision: number }[]
     expect(revisions.map((row) => row.revision)).toEqual(Array.from({ length: KEPT_DOCUMENT_REVISIONS }, (_, i) => 12 - KEPT_DOCUMENT_REVISIONS + 1 + i))
     const audit = await p.t.request('GET', '/api/audit?action=application.replace', { token: p.admin })
     expect(audit.body[0].details.document_sha256).toMatch(/^[0-9a-f]{64}$/)
@@ -174,7 +176,7 @@ describe("an import inside the caller's transaction", () => {
     await expect(failed).rejects.toThrow('the bundle failed later')
     expect((await p.t.request('GET', '/api/applications/in-bundle', { token: p.owner.token })).status).toBe(404)
     for (const table of ['application_operations', 'application_documents'])
-      expect((await p.t.sql.get(`SELECT count(*) AS n FROM ${table} WHERE application_id NOT IN (SELECT id FROM applications)`))).toEqual({
+      expect(await p.t.sql.get(`SELECT count(*) AS n FROM ${table} WHERE application_id NOT IN (SELECT id FROM applications)`)).toEqual({
         n: 0,
       })
     const audit = await p.t.request('GET', '/api/audit?action=application.import', { token: p.admin })

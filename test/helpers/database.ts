@@ -184,3 +184,26 @@ export async function closeReadConnection(handle: DatabaseHandle): Promise<void>
   if (handle.kind === 'sqlite') handle.reader.close()
   else await handle.readPool.end()
 }
+
+/**
+ * A read-only connection of its own to the database of `dataDir`, beside a server that runs on it (a spawned process's,
+ * or a test server's): SQLite's file opened read-only, or a PostgreSQL client.
+ */
+export async function openTestReader(dataDir: string): Promise<TestSql & { close(): Promise<void> }> {
+  const target = await testDatabaseFor(dataDir)
+  if (target.kind === 'sqlite') {
+    const { Database } = await import('bun:sqlite')
+    const db = new Database(target.path, { readonly: true })
+    const all = async <Row>(text: string, ...parameters: unknown[]) => db.query(text).all(...(parameters as never[])) as Row[]
+    return {
+      all,
+      get: async <Row>(text: string, ...parameters: unknown[]) => ((await all<Row>(text, ...parameters))[0] ?? null) as Row | null,
+      run: async (text: string, ...parameters: unknown[]) => void db.query(text).run(...(parameters as never[])),
+      count: async (table: string, where?: string, ...parameters: unknown[]) =>
+        Number((await all<{ n: number }>(`SELECT count(*) AS n FROM ${table}${where ? ` WHERE ${where}` : ''}`, ...parameters))[0]!.n),
+      close: async () => db.close(),
+    }
+  }
+  const handle = openDatabase(target)
+  return { ...testSql(handle.db, 'postgres'), close: () => handle.close() }
+}

@@ -21,7 +21,7 @@ describe('GET /api/health', () => {
       provisioned: true,
       license: { status: 'valid', mode: 'test', expires_at: expect.stringMatching(/Z$/), evaluation: false },
       checks: {
-        database: { status: 'pass', latency_ms: expect.any(Number) },
+        database: { status: 'pass', kind: TEST_DATABASE_KIND, latency_ms: expect.any(Number) },
         scheduler: { status: 'pass', jobs: 0 },
         disk: { status: 'pass', free_bytes: expect.any(Number) },
         proxy: { status: 'pass', untrusted_forwarded_requests: 0, last_seen_at: null, detail: null },

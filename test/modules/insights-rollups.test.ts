@@ -103,7 +103,7 @@ describe('insights rollups', () => {
     const { deleted } = await pruneInteractions(t.server.database.db, new ManualClock(Date.parse(NOW)), 45, { batchSize: 97 })
     expect(deleted).toBeGreaterThan(1000)
     // The emptied daily usage rows are gone (insights ask them whether anything precedes a range).
-    expect((await t.sql.get('SELECT count(*) AS n FROM interaction_user_daily_usage WHERE n = 0'))).toEqual({ n: 0 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM interaction_user_daily_usage WHERE n = 0')).toEqual({ n: 0 })
     for (const rollup of ROLLUPS) {
       const { stored, fromRows } = await compare(rollup)
       expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })

@@ -107,7 +107,7 @@ describe('GET /api/insights', () => {
   test('admins: the organisation, every figure as the rows say, every day present', async () => {
     const res = await insights('?from=2026-10-01&to=2026-10-20')
     expect(res.status).toBe(200)
-    const want = expected((await rows()), '2026-10-01', '2026-10-20')
+    const want = expected(await rows(), '2026-10-01', '2026-10-20')
     expect(res.body.from).toBe('2026-10-01')
     expect(res.body.to).toBe('2026-10-20')
     expect(res.body.interactions_per_day).toEqual(want.perDay)
@@ -148,10 +148,10 @@ describe('GET /api/insights', () => {
     }
     // Exactly one whole month, and a range inside one month.
     const october = (await insights('?from=2026-10-01&to=2026-10-31')).body
-    const want = expected((await rows()), '2026-10-01', '2026-10-31')
+    const want = expected(await rows(), '2026-10-01', '2026-10-31')
     expectClose(october.duration_ms.p95, want.p95)
     const inside = (await insights('?from=2026-10-05&to=2026-10-09')).body
-    expectClose(inside.duration_ms.p50, expected((await rows()), '2026-10-05', '2026-10-09').p50)
+    expectClose(inside.duration_ms.p50, expected(await rows(), '2026-10-05', '2026-10-09').p50)
   })
 
   test('members: their own interactions only', async () => {

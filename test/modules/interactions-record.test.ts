@@ -33,7 +33,7 @@ describe('recording', () => {
     const res = await record(full)
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ id: expect.stringMatching(UUID7), recorded: true })
-    expect((await row(res.body.id))).toEqual({
+    expect(await row(res.body.id)).toEqual({
       id: res.body.id,
       user_id: member.id,
       kind: 'mcp_tool',
@@ -53,7 +53,7 @@ describe('recording', () => {
   test('only tool_name and mcp_server_name are required; the rest is stored as null', async () => {
     const res = await record({ tool_name: 't', mcp_server_name: 's' })
     expect(res.status).toBe(200)
-    expect((await row(res.body.id))).toMatchObject({
+    expect(await row(res.body.id)).toMatchObject({
       is_error: 0,
       duration_seconds: null,
       conversation_id: null,
@@ -94,7 +94,7 @@ describe('recording', () => {
   test('unknown fields are ignored', async () => {
     const res = await record({ tool_name: 't', mcp_server_name: 's', is_error: true, user_id: 'someone-else', extra: { a: 1 } })
     expect(res.status).toBe(200)
-    expect((await row(res.body.id))).toMatchObject({ user_id: member.id, is_error: 0 })
+    expect(await row(res.body.id)).toMatchObject({ user_id: member.id, is_error: 0 })
   })
 
   test('duration_seconds 0 and large values are fine; integers too', async () => {
@@ -109,15 +109,15 @@ describe('recording', () => {
 describe('group commit', () => {
   test('200 concurrent records are all stored, each with its own id, and the daily rollup counts every one', async () => {
     const count = async (sql: string) => ((await t.sql.get(sql)) as { n: number }).n
-    const rowsBefore = (await count('SELECT count(*) AS n FROM interactions'))
-    const rollupBefore = (await count('SELECT sum(n) AS n FROM interaction_daily_usage'))
+    const rowsBefore = await count('SELECT count(*) AS n FROM interactions')
+    const rollupBefore = await count('SELECT sum(n) AS n FROM interaction_daily_usage')
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => record({ tool_name: `t${i}`, mcp_server_name: `s${i % 7}` })))
     expect(answers.every((a) => a.status === 200)).toBe(true)
     const ids = answers.map((a) => a.body.id)
     expect(new Set(ids).size).toBe(200)
     expect((await count('SELECT count(*) AS n FROM interactions')) - rowsBefore).toBe(200)
     expect((await count('SELECT sum(n) AS n FROM interaction_daily_usage')) - rollupBefore).toBe(200)
-    for (const [i, id] of ids.entries()) expect((await row(id))).toMatchObject({ action: `t${i}`, api_title: `s${i % 7}` })
+    for (const [i, id] of ids.entries()) expect(await row(id)).toMatchObject({ action: `t${i}`, api_title: `s${i % 7}` })
   })
 
   test('a row that cannot be stored fails alone: the others of its batch are committed', async () => {
@@ -131,8 +131,8 @@ describe('group commit', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
     expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY|foreign key/)
     for (const outcome of [outcomes[0], outcomes[2]] as PromiseFulfilledResult<{ id: string }>[])
-      expect((await row(outcome.value.id))).toMatchObject({ api_title: 'batch', user_id: member.id })
-    expect((await t.sql.get("SELECT (await count(*)) AS n FROM interactions WHERE action = 'orphan'"))).toEqual({ n: 0 })
+      expect(await row(outcome.value.id)).toMatchObject({ api_title: 'batch', user_id: member.id })
+    expect(await t.sql.get("SELECT (await count(*)) AS n FROM interactions WHERE action = 'orphan'")).toEqual({ n: 0 })
   })
 })
 

@@ -62,19 +62,19 @@ describe('retentionCutoffDay', () => {
 describe('pruneInteractions', () => {
   test('deletes whole days before the cutoff for every user, in small batches, and the summaries stay exact', async () => {
     const { adminToken } = await seed(45, 24)
-    const before = (await count())
-    const old = (await count("created_at < '2027-02-13'"))
+    const before = await count()
+    const old = await count("created_at < '2027-02-13'")
     expect(old).toBeGreaterThan(0)
     await expectSummaryExact(adminToken)
 
     const result = await pruneInteractions(t.server.database.db, t.clock, 30, { batchSize: 7 })
     expect(result).toEqual({ cutoffDay: '2027-02-13', deleted: old })
-    expect((await count())).toBe(before - old)
-    expect((await count("created_at < '2027-02-13'"))).toBe(0)
-    expect((await count("created_at >= '2027-02-13' AND created_at < '2027-02-14'"))).toBe(24)
+    expect(await count()).toBe(before - old)
+    expect(await count("created_at < '2027-02-13'")).toBe(0)
+    expect(await count("created_at >= '2027-02-13' AND created_at < '2027-02-14'")).toBe(24)
     // The rollup lost exactly what was deleted, and its emptied days are gone.
-    expect((await rollupSum())).toBe((await count()))
-    expect((await rollupSum("day < '2027-02-13'"))).toBe(0)
+    expect(await rollupSum()).toBe(await count())
+    expect(await rollupSum("day < '2027-02-13'")).toBe(0)
     expect(((await t.sql.get("SELECT (await count(*)) AS n FROM interaction_daily_usage WHERE day < '2027-02-13'")) as { n: number }).n).toBe(0)
     await expectSummaryExact(adminToken)
 
@@ -91,7 +91,7 @@ describe('pruneInteractions', () => {
     clock.set('2027-02-13T00:00:00.000Z')
     await store.record(orgId, { kind: 'mcp_tool', apiTitle: 'x', action: 'a', isError: false })
     expect((await pruneInteractions(t.server.database.db, t.clock, 30)).deleted).toBe(1)
-    expect((await t.sql.all('SELECT created_at FROM interactions'))).toEqual([{ created_at: '2027-02-13T00:00:00.000Z' }])
+    expect(await t.sql.all('SELECT created_at FROM interactions')).toEqual([{ created_at: '2027-02-13T00:00:00.000Z' }])
     const res = await t.request('POST', '/api/interaction/summary', { token: orgToken, body: { start_date: '2027-02-12', end_date: '2027-02-13' } })
     expect(res.body).toEqual({ '2027-02-12': {}, '2027-02-13': { x: 1 } })
   })
@@ -120,16 +120,16 @@ describe('the retention job', () => {
     expect(RETENTION_CHECK_MS).toBe(60 * 60 * 1000)
     expect(t.server.config.interactionRetentionDays).toBe(30)
 
-    const old = (await count("created_at < '2027-02-13'"))
+    const old = await count("created_at < '2027-02-13'")
     await jobs[0]!.run()
-    expect((await count("created_at < '2027-02-13'"))).toBe(0)
+    expect(await count("created_at < '2027-02-13'")).toBe(0)
     expect(t.log.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'interactions pruned', cutoff_day: '2027-02-13', deleted: old }))
 
     // A day later the cutoff moves by one whole day.
     t.clock.advance(DAY)
     await jobs[0]!.run()
-    expect((await count("created_at < '2027-02-14'"))).toBe(0)
-    expect((await count("created_at >= '2027-02-14' AND created_at < '2027-02-15'"))).toBe(6)
+    expect(await count("created_at < '2027-02-14'")).toBe(0)
+    expect(await count("created_at >= '2027-02-14' AND created_at < '2027-02-15'")).toBe(6)
   })
 
   test('the retention defaults to 365 days', async () => {

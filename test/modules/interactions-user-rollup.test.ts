@@ -80,10 +80,13 @@ describe('per-user rollup', () => {
     t.clock.set(Date.parse('2026-03-10T12:00:00Z'))
     // Records are acknowledged once committed. Delete one day as retention would: the delete trigger keeps the rollup exact.
     await t.sql.run("DELETE FROM interactions WHERE created_at < '2026-03-02T00:00:00.000Z'")
-    expect((await t.sql.all(rollupQuery))).toEqual((await t.sql.all(naiveQuery)))
+    expect(await t.sql.all(rollupQuery)).toEqual(await t.sql.all(naiveQuery))
 
     const summary = await t.request('POST', '/api/interaction/summary', { token: member.token, body: { start_date: '2026-03-01', end_date: '2026-03-10' } })
-    const raw = (await t.sql.all(`SELECT substr(created_at, 1, 10) AS d, api_title, count(*) AS n FROM interactions WHERE user_id = ? GROUP BY 1, 2`, member.id)) as { d: string; api_title: string; n: number }[]
+    const raw = (await t.sql.all(
+      `SELECT substr(created_at, 1, 10) AS d, api_title, count(*) AS n FROM interactions WHERE user_id = ? GROUP BY 1, 2`,
+      member.id,
+    )) as { d: string; api_title: string; n: number }[]
     const expected: Record<string, Record<string, number>> = {}
     for (let d = 1; d <= 10; d++) expected[`2026-03-${String(d).padStart(2, '0')}`] = {}
     for (const row of raw) expected[row.d]![row.api_title] = row.n
@@ -154,9 +157,14 @@ describe('per-user rollup', () => {
     // 800 days of 40 titles in the organisation's rollup: tens of milliseconds of work, so it must come in pieces.
     const rows: { day: string; api_title: string; n: number }[] = []
     for (let day = 0; day < 800; day++)
-      for (let title = 0; title < 40; title++) rows.push({ day: new Date(Date.parse('2024-01-01') + day * 86_400_000).toISOString().slice(0, 10), api_title: `t${title}`, n: 1 })
+      for (let title = 0; title < 40; title++)
+        rows.push({ day: new Date(Date.parse('2024-01-01') + day * 86_400_000).toISOString().slice(0, 10), api_title: `t${title}`, n: 1 })
     await t.server.database.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('interaction_daily_usage').values(rows.slice(i, i + 1000)).execute()
+      for (let i = 0; i < rows.length; i += 1000)
+        await trx
+          .insertInto('interaction_daily_usage')
+          .values(rows.slice(i, i + 1000))
+          .execute()
     })
     // Counts the turns of the event loop other work got while the summary ran.
     let turns = 0

@@ -125,12 +125,12 @@ describe('POST /api/user/settings/update', () => {
 
   test('the skip writes nothing: updated_at stays', async () => {
     await update({ language: 'he' })
-    const before = (await t.sql.get('SELECT updated_at FROM user_settings'))
+    const before = await t.sql.get('SELECT updated_at FROM user_settings')
     t.clock.advance(60_000)
     await update({ language: 'he' })
-    expect((await t.sql.get('SELECT updated_at FROM user_settings'))).toEqual(before)
+    expect(await t.sql.get('SELECT updated_at FROM user_settings')).toEqual(before)
     await update({ language: 'ar' })
-    expect((await t.sql.get('SELECT updated_at FROM user_settings'))).not.toEqual(before)
+    expect(await t.sql.get('SELECT updated_at FROM user_settings')).not.toEqual(before)
   })
 
   test('settings are per user: one user saving changes nothing for another', async () => {

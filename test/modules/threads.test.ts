@@ -166,7 +166,7 @@ describe('DELETE /api/threads/{id}', () => {
     const res = await t.request('DELETE', `/api/threads/${thread.id}`, { token: alice.token })
     expect(res.status).toBe(204)
     expect((await t.request('GET', `/api/threads/${thread.id}`, { token: alice.token })).status).toBe(404)
-    expect((await t.sql.get('SELECT count(*) AS n FROM thread_messages WHERE thread_id = ?', thread.id))).toEqual({ n: 0 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM thread_messages WHERE thread_id = ?', thread.id)).toEqual({ n: 0 })
     expect((await t.request('DELETE', `/api/threads/${thread.id}`, { token: alice.token })).status).toBe(404)
   })
 
@@ -222,7 +222,7 @@ describe('a thread deleted while its run is in flight', () => {
     await t.server.modules.tasks.scheduler.idle()
     const runs = (await t.request('GET', `/api/task/${task.id}/runs`, { token: alice.token })).body
     expect(runs[0]).toMatchObject({ status: 'succeeded', error: null })
-    expect((await t.sql.get('SELECT count(*) AS n FROM threads'))).toEqual({ n: 0 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM threads')).toEqual({ n: 0 })
   })
 })
 

@@ -182,7 +182,16 @@ describe('key rotation', () => {
     const { vault, database, sql } = await freshVault()
     const tokens = vault.namespace(KIND)
     await tokens.put(database.db, ref, { type: 'bearer', token: 'kept' }, 'user-1')
-    await sql.run('INSERT INTO sealed_secrets VALUES (?, ?, ?, ?, ?, ?, ?)', 'test_token', 'lost', 'org', '', 'v1:gone:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA', 'x', 'x')
+    await sql.run(
+      'INSERT INTO sealed_secrets VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'test_token',
+      'lost',
+      'org',
+      '',
+      'v1:gone:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA',
+      'x',
+      'x',
+    )
     const result = await vault.rotateKey()
     expect(result).toMatchObject({ reencrypted: 1, unreadable: 1, namespaces: [{ namespace: 'test_token', values: 2, reencrypted: 1, unreadable: 1 }] })
     expect(await sql.get("SELECT sealed FROM sealed_secrets WHERE subject = 'lost'")).toEqual({

@@ -34,7 +34,6 @@ export interface ContextTypeRecord {
 
 const RECORD_COLUMNS = ['id', 'name', 'summary', 'description', 'when_to_use', 'how_to_generate', 'created_by', 'created_at', 'updated_at'] as const
 
-
 /** Trimmed; a name of only spaces is as empty as no name. */
 function contentOf(input: ContextTypeInput) {
   const name = input.name.trim()

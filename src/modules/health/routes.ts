@@ -21,7 +21,9 @@ const HealthReport = t.Object({
   checks: t.Object({
     database: t.Object({
       status: Check,
-      kind: t.Union([t.Literal('sqlite'), t.Literal('postgres')], { description: 'sqlite (the file in the data directory) or postgres (AGENTBOX_DATABASE_URL)' }),
+      kind: t.Union([t.Literal('sqlite'), t.Literal('postgres')], {
+        description: 'sqlite (the file in the data directory) or postgres (AGENTBOX_DATABASE_URL)',
+      }),
       latency_ms: t.Union([t.Number(), t.Null()]),
     }),
     scheduler: t.Object({ status: Check, jobs: Type.Integer() }),

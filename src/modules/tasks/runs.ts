@@ -70,7 +70,6 @@ class CallSlots {
   }
 }
 
-
 export class TaskRunner implements SlotHandler {
   readonly #o: TaskRunnerOptions
   readonly #slots: CallSlots

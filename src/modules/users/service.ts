@@ -50,7 +50,6 @@ const toRecord = (row: Pick<UsersTable, 'id' | 'email' | 'name' | 'role' | 'acti
 
 const RECORD_COLUMNS = ['id', 'email', 'name', 'role', 'active', 'created_at', 'updated_at'] as const
 
-
 export class UsersService {
   readonly #db: Kysely<Database>
   readonly #clock: Clock

@@ -76,11 +76,7 @@ export function authGuard({ authenticate, licenseLapsed, synchronous }: GuardOpt
 }
 
 /** Authenticates, answering a 401 with the route's own challenge instead of the default `Bearer`. */
-function authenticateWith(
-  authenticate: Authenticate,
-  request: Request,
-  challenge: string | ((request: Request) => string),
-): Principal | Promise<Principal> {
+function authenticateWith(authenticate: Authenticate, request: Request, challenge: string | ((request: Request) => string)): Principal | Promise<Principal> {
   const withChallenge = (error: unknown): never => {
     if (!(error instanceof HttpError) || error.status !== 401) throw error
     const value = typeof challenge === 'string' ? challenge : challenge(request)

@@ -20,7 +20,7 @@ import {
 import type { DatabaseKind } from './target.ts'
 
 /** The database a Kysely instance (or transaction) runs on. */
-export function kindOf(db: Kysely<unknown> | Kysely<any>): DatabaseKind {
+export function kindOf<DB>(db: Kysely<DB>): DatabaseKind {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
@@ -82,7 +82,9 @@ export async function createRowTrigger(db: Kysely<unknown>, trigger: RowTrigger)
   // An AFTER trigger's result is ignored; a BEFORE trigger that returns null skips the row, so it returns the row.
   const result = timing === 'before' ? (event === 'delete' ? 'old' : 'new') : 'null'
   await sql
-    .raw(`create function ${name}() returns trigger language plpgsql as $trigger$ begin\n${statements.map((s) => `${s};`).join('\n')}\nreturn ${result};\nend $trigger$`)
+    .raw(
+      `create function ${name}() returns trigger language plpgsql as $trigger$ begin\n${statements.map((s) => `${s};`).join('\n')}\nreturn ${result};\nend $trigger$`,
+    )
     .execute(db)
   await sql.raw(`create trigger ${name} ${timing} ${event} on ${table} for each row execute function ${name}()`).execute(db)
 }

@@ -15,7 +15,9 @@ const MONTH = sql.raw('substr(created_at, 1, 7)')
  * The rows just inserted: on SQLite by rowid (one writer, one transaction: they are contiguous), on PostgreSQL by id
  * (the primary key; sequences give no contiguous range when transactions run side by side).
  */
-export type InsertedRows = { readonly kind: 'sqlite'; readonly first: number; readonly last: number } | { readonly kind: 'postgres'; readonly ids: readonly string[] }
+export type InsertedRows =
+  | { readonly kind: 'sqlite'; readonly first: number; readonly last: number }
+  | { readonly kind: 'postgres'; readonly ids: readonly string[] }
 
 const inBatch = (rows: InsertedRows): RawBuilder<unknown> =>
   rows.kind === 'sqlite' ? sql`rowid between ${rows.first} and ${rows.last}` : sql`id = any(${rows.ids})`

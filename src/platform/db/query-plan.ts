@@ -42,7 +42,9 @@ export async function explain(handle: DatabaseHandle, sql: string, parameters: r
 export function planUsesIndex(plan: readonly string[], index: string, options: { covering?: boolean } = {}): boolean {
   const text = plan.join('\n')
   const sqlite = options.covering ? new RegExp(`USING COVERING INDEX ${index}\\b`) : new RegExp(`USING (COVERING )?INDEX ${index}\\b`)
-  const postgres = options.covering ? new RegExp(`Index Only Scan (Backward )?using ${index}\\b`) : new RegExp(`(Index (Only )?Scan (Backward )?using|Bitmap Index Scan on) ${index}\\b`)
+  const postgres = options.covering
+    ? new RegExp(`Index Only Scan (Backward )?using ${index}\\b`)
+    : new RegExp(`(Index (Only )?Scan (Backward )?using|Bitmap Index Scan on) ${index}\\b`)
   return sqlite.test(text) || postgres.test(text)
 }
 
