@@ -132,7 +132,7 @@ describe('group commit', () => {
     expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY|foreign key/)
     for (const outcome of [outcomes[0], outcomes[2]] as PromiseFulfilledResult<{ id: string }>[])
       expect(await row(outcome.value.id)).toMatchObject({ api_title: 'batch', user_id: member.id })
-    expect(await t.sql.get("SELECT (await count(*)) AS n FROM interactions WHERE action = 'orphan'")).toEqual({ n: 0 })
+    expect(await t.sql.get("SELECT count(*) AS n FROM interactions WHERE action = 'orphan'")).toEqual({ n: 0 })
   })
 })
 
@@ -181,11 +181,11 @@ describe('refusals', () => {
   ]
   for (const [name, body, expected] of invalid) {
     test(`${name}: 422 naming each field`, async () => {
-      const before = ((await t.sql.get('SELECT (await count(*)) AS n FROM interactions')) as { n: number }).n
+      const before = ((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n
       const res = await record(body)
       expect(res.status).toBe(422)
       expect(res.body.detail.map((d: any) => [d.loc.slice(1).join('.'), d.type]).sort()).toEqual(expected)
-      expect(((await t.sql.get('SELECT (await count(*)) AS n FROM interactions')) as { n: number }).n).toBe(before)
+      expect(((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n).toBe(before)
     })
   }
 
@@ -197,11 +197,11 @@ describe('refusals', () => {
   })
 
   test('a record body over 1 MiB is 413, and nothing is stored', async () => {
-    const before = ((await t.sql.get('SELECT (await count(*)) AS n FROM interactions')) as { n: number }).n
+    const before = ((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n
     const res = await record({ tool_name: 't', mcp_server_name: 's', result: { content: [{ type: 'text', text: 'x'.repeat(1024 * 1024) }] } })
     expect(res.status).toBe(413)
     expect(res.body).toEqual({ detail: 'Request body too large' })
-    expect(((await t.sql.get('SELECT (await count(*)) AS n FROM interactions')) as { n: number }).n).toBe(before)
+    expect(((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n).toBe(before)
   })
 
   test('a result just under 1 MiB is stored whole', async () => {

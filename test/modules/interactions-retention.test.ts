@@ -34,14 +34,14 @@ async function seed(days: number, perDay: number): Promise<{ adminToken: string 
   return { adminToken }
 }
 
-const count = async (where = 'true') => ((await t.sql.get(`SELECT (await count(*)) AS n FROM interactions WHERE ${where}`)) as { n: number }).n
+const count = async (where = 'true') => ((await t.sql.get(`SELECT count(*) AS n FROM interactions WHERE ${where}`)) as { n: number }).n
 const rollupSum = async (where = 'true') =>
   ((await t.sql.get(`SELECT coalesce(sum(n), 0) AS n FROM interaction_daily_usage WHERE ${where}`)) as { n: number }).n
 
 /** The admin's summary (from the rollup) against a GROUP BY over the raw rows, over the whole seeded range. */
 async function expectSummaryExact(token: string): Promise<void> {
   const res = await t.request('POST', '/api/interaction/summary', { token, body: { time_frame: 'monthly', start_date: '2026-12-01', end_date: '2027-03-31' } })
-  const raw = (await t.sql.all('SELECT substr(created_at, 1, 7) AS m, api_title, (await count(*)) AS n FROM interactions GROUP BY 1, 2')) as {
+  const raw = (await t.sql.all('SELECT substr(created_at, 1, 7) AS m, api_title, count(*) AS n FROM interactions GROUP BY 1, 2')) as {
     m: string
     api_title: string
     n: number
@@ -75,7 +75,7 @@ describe('pruneInteractions', () => {
     // The rollup lost exactly what was deleted, and its emptied days are gone.
     expect(await rollupSum()).toBe(await count())
     expect(await rollupSum("day < '2027-02-13'")).toBe(0)
-    expect(((await t.sql.get("SELECT (await count(*)) AS n FROM interaction_daily_usage WHERE day < '2027-02-13'")) as { n: number }).n).toBe(0)
+    expect(((await t.sql.get("SELECT count(*) AS n FROM interaction_daily_usage WHERE day < '2027-02-13'")) as { n: number }).n).toBe(0)
     await expectSummaryExact(adminToken)
 
     expect(await pruneInteractions(t.server.database.db, t.clock, 30, { batchSize: 7 })).toEqual({ cutoffDay: '2027-02-13', deleted: 0 })
