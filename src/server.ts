@@ -83,6 +83,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.threads,
   m.applications,
   m.insights,
+  m.toolbox,
   m.mcp,
   m.oauth,
 ]

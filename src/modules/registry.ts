@@ -32,6 +32,7 @@ import { createSkillsModule, type SkillsModule } from './skills/module.ts'
 import { createTasksModule, type TasksModule } from './tasks/module.ts'
 import { createTenantModule, type TenantModule } from './tenant/module.ts'
 import { createThreadsModule, type ThreadsModule } from './threads/module.ts'
+import { createToolboxModule, type ToolboxModule } from './toolbox/module.ts'
 import { createUsersModule, type UsersModule } from './users/module.ts'
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/module.ts'
 
@@ -54,6 +55,8 @@ export interface Modules {
   readonly threads: ThreadsModule
   readonly applications: ApplicationsModule
   readonly insights: InsightsModule
+  /** The agent toolbox: every transport's tool sets and the one run step that records their calls. */
+  readonly toolbox: ToolboxModule
   readonly mcp: McpModule
   readonly oauth: OauthModule
 }
@@ -113,16 +116,20 @@ export function createModules(platform: Platform): Modules {
   const skills = createSkillsModule(ctx, { applications: applications.skills })
   const workflows = createWorkflowsModule(ctx, { providers })
   const oauth = createOauthModule(ctx, { outbound })
-  const mcp = createMcpModule(ctx, {
-    authenticate,
-    // OAuth access tokens this instance issued, each bound to one MCP URL.
-    oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
+  // One toolbox for every transport that offers an agent's tools: MCP today; chat, the gateway and GPT apps next.
+  const toolbox = createToolboxModule(ctx, {
     workflowTools: workflows.tools,
     skillTools: skills.tools,
     operationTools: applications.tools,
     applicationSkills: applications.skills,
     interactions: interactions.service,
     licenseLapsed,
+  })
+  const mcp = createMcpModule(ctx, {
+    authenticate,
+    // OAuth access tokens this instance issued, each bound to one MCP URL.
+    oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
+    toolbox: toolbox.service,
   })
   return {
     license,
@@ -148,6 +155,7 @@ export function createModules(platform: Platform): Modules {
     threads,
     applications,
     insights: createInsightsModule(ctx),
+    toolbox,
     mcp,
     oauth,
   }

@@ -1,5 +1,5 @@
 // Organisation settings (how workflow runs are recorded and kept, which private destinations outbound calls may
-// reach); each change is audited.
+// reach, how many operation tools an MCP endpoint lists); each change is audited.
 import type { Kysely } from 'kysely'
 import { writeAudit } from './audit.ts'
 import { isoTime, type Clock } from './clock.ts'
@@ -12,12 +12,16 @@ export interface OrgSettings {
   workflow_retention_days: number
   /** Destinations outbound calls may reach although the address policy refuses them (hosts, host:port, CIDRs). */
   outbound_allow: string[]
+  /** Above this many operation tools, an agent's or MCP app's endpoint offers find_operations and call_operation instead. */
+  mcp_operation_tool_limit: number
   updated_at: string | null
   updated_by: string | null
 }
 
-export const DEFAULT_SETTINGS = Object.freeze({ workflow_recording: 'full' as RecordingMode, workflow_retention_days: 90 })
-const KEYS = ['workflow_recording', 'workflow_retention_days', 'outbound_allow'] as const
+export const DEFAULT_SETTINGS = Object.freeze({ workflow_recording: 'full' as RecordingMode, workflow_retention_days: 90, mcp_operation_tool_limit: 64 })
+/** The bounds of mcp_operation_tool_limit: 0 (always the dynamic mode) to one tools/list page. */
+export const MCP_OPERATION_TOOL_LIMIT_MAX = 1000
+const KEYS = ['workflow_recording', 'workflow_retention_days', 'outbound_allow', 'mcp_operation_tool_limit'] as const
 type SettingKey = (typeof KEYS)[number]
 /** Arrays are stored as JSON text, scalars as their string. */
 const stored = (value: unknown): string => (Array.isArray(value) ? JSON.stringify(value) : String(value))
@@ -56,6 +60,7 @@ export async function readOrgSettings(db: Kysely<Database>): Promise<OrgSettings
     if (row.key === 'workflow_recording') settings.workflow_recording = row.value as RecordingMode
     if (row.key === 'workflow_retention_days') settings.workflow_retention_days = Number(row.value)
     if (row.key === 'outbound_allow') settings.outbound_allow = JSON.parse(row.value)
+    if (row.key === 'mcp_operation_tool_limit') settings.mcp_operation_tool_limit = Number(row.value)
     if (!settings.updated_at || row.updated_at > settings.updated_at) {
       settings.updated_at = row.updated_at
       settings.updated_by = row.updated_by

@@ -156,6 +156,12 @@ describe.skipIf(!hasChromium)('agents in the console', () => {
     expect(await page.getByTestId('live-instructions').textContent()).toBe('Be brief.\nAnswer in English.')
     expect(await page.getByTestId('live-applications').textContent()).toBe('petstore: listPets')
     expect(await page.getByLabel('MCP URL').first().inputValue()).toBe(`${base}/agent/sales-helper-bot/mcp`)
+    // What the live URL offers the signed-in owner: how the operations come, and the tools in order.
+    const offer = page.getByTestId('mcp-operation-mode').first()
+    await offer.waitFor()
+    expect(await offer.getAttribute('data-mode')).toBe('per_operation')
+    expect(await offer.textContent()).toBe("1 API operation, one tool each (the organisation's limit is 64).")
+    await page.getByText('Tools you see (3)').first().waitFor()
 
     // Back on the list: search, and a taken name is refused at the name field.
     await page.getByRole('link', { name: 'All agents' }).click()

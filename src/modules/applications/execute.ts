@@ -1,18 +1,23 @@
 // Executing an operation: arguments checked against its schema, the caller's (or the organisation's) credential
-// applied, the request sent through the guarded outbound client, the upstream's answer returned in an envelope and
-// recorded as an `api_action` interaction. A dry run answers from the document and touches nothing.
+// applied, the request sent through the guarded outbound client, the upstream's answer returned in an envelope. Every
+// real call leaves one interaction, built by platform/tools/call-record.ts: `POST …/execute` writes it here (api_action);
+// a tool call's is written by the agent toolbox's run step (mcp_tool), with the credentials this call reports. A dry
+// run answers from the document and touches nothing.
 import type { Kysely } from 'kysely'
 import type { ApplicationsTable } from '../../platform/db/tables/applications.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
-import { badGateway, badRequest, gatewayTimeout, invalidInput, notFound, tooLarge } from '../../platform/errors.ts'
+import { badGateway, badRequest, DomainError, gatewayTimeout, invalidInput, notFound, tooLarge } from '../../platform/errors.ts'
 import { OutboundError } from '../../platform/outbound/errors.ts'
 import type { OutboundResponse, SafeFetch } from '../../platform/outbound/safe-fetch.ts'
-import type { InteractionsService } from '../interactions/service.ts'
+import { MIN_SECRET_LENGTH } from '../../platform/secret-masking.ts'
+import { recordedCall } from '../../platform/tools/call-record.ts'
+import { ToolError, type ToolOutcome } from '../../platform/tools/tool.ts'
+import type { InteractionsService } from '../interactions/index.ts'
 import { applicationNotFound, canSee } from './access.ts'
 import { RevisionCache, type ApplicationsRevision } from './revision.ts'
 import type { ArgumentChecker } from './arguments.ts'
-import type { ApplicationCredentials } from './credentials.ts'
+import type { ApplicationCredentials, OpenedCredential } from './credentials.ts'
 import type { SampleResponse } from './document/examples.ts'
 import type { ArgumentTarget } from './document/operations.ts'
 import type { SecurityRequirement } from './document/security.ts'
@@ -21,8 +26,6 @@ import { buildRequest } from './request-builder.ts'
 export interface ExecuteRequest {
   arguments?: Record<string, unknown>
   dry_run?: boolean
-  /** False when the caller records the call itself (an MCP tools/call is one `mcp_tool` interaction, not two). */
-  record?: boolean
 }
 
 export interface ExecuteResult {
@@ -35,6 +38,15 @@ export interface ExecuteResult {
   /** The recorded interaction; null for a dry run. */
   interaction_id: string | null
   dry_run: boolean
+}
+
+/** One call made for a tool: the answer, and what its one record needs (the run step of the agent toolbox writes it). */
+export interface OperationCall {
+  /** The application's title: how errors name it. */
+  readonly title: string
+  readonly result: ExecuteResult
+  /** The credential values sent: masked wherever they appear in the record. */
+  readonly secrets: readonly string[]
 }
 
 /** Response headers worth passing on: what the body is, paging, rate limits and caching. Never cookies. */
@@ -52,7 +64,6 @@ const SAFE_RESPONSE_HEADERS = new Set([
   'x-total-count',
 ])
 const isSafeHeader = (name: string) => SAFE_RESPONSE_HEADERS.has(name) || name.startsWith('x-ratelimit-') || name.startsWith('ratelimit')
-const SECRET_ARGUMENT = /auth|token|key|secret|password|cookie|session/i
 const TEXT_TYPE = /^(text\/|application\/(.+\+)?(json|xml)\b|application\/(x-www-form-urlencoded|javascript|yaml))/i
 const JSON_TYPE = /^application\/(.+\+)?json\b/i
 const TIMEOUT_MS = 30_000
@@ -99,13 +110,49 @@ function responseBody(response: OutboundResponse): unknown {
   return text
 }
 
-/** What the interaction keeps of the arguments: header and cookie values that look like secrets are masked. */
-function recordedArguments(args: Record<string, unknown>, targets: readonly ArgumentTarget[]): Record<string, unknown> {
-  const masked = { ...args }
-  for (const target of targets)
-    if ((target.in === 'header' || target.in === 'cookie') && SECRET_ARGUMENT.test(target.name) && target.arg in masked) masked[target.arg] = '***'
-  return masked
+/** Upstream error bodies quoted in an error text: enough for a model or a person to correct the call, never a whole page. */
+const MAX_ERROR_BODY = 2000
+
+function bodyText(body: unknown): string {
+  const text = typeof body === 'string' ? body : JSON.stringify(body)
+  return text.length > MAX_ERROR_BODY ? `${text.slice(0, MAX_ERROR_BODY)}…` : text
 }
+
+/** What a call's answer is as a tool's outcome: the envelope, or an error when the upstream answered 4xx/5xx. */
+export function operationOutcome(title: string, operationId: string, result: ExecuteResult): ToolOutcome {
+  if (result.status >= 400)
+    return { ok: false, error: new ToolError('upstream_failed', `${title} answered ${result.status} to ${operationId}: ${bodyText(result.body)}`) }
+  return { ok: true, content: { status: result.status, body: result.body, truncated: result.truncated, duration_ms: result.duration_ms } }
+}
+
+/** The values a credential puts on the wire, as sent and as encoded into a URL, a form or a header. */
+function credentialValues(credentials: readonly OpenedCredential[]): string[] {
+  const values = new Set<string>()
+  for (const credential of credentials) {
+    if (credential.type === 'basic') {
+      values.add(credential.password)
+      values.add(Buffer.from(`${credential.username}:${credential.password}`).toString('base64'))
+    } else {
+      const secret = credential.type === 'bearer' ? credential.token : credential.api_key
+      values.add(secret)
+      // How a URL (query, cookie) or a form carries it, when that differs from the value itself.
+      if (/[^A-Za-z0-9._~-]/.test(secret)) {
+        values.add(encodeURIComponent(secret))
+        values.add(new URLSearchParams({ v: secret }).toString().slice(2))
+      }
+    }
+  }
+  return [...values].filter((value) => value.length >= MIN_SECRET_LENGTH)
+}
+
+/** Argument problems located relative to the arguments (`['id']`), as tools report them. */
+function relativeToArguments(error: DomainError): DomainError {
+  if (error.kind !== 'invalid_input') return error
+  return invalidInput(...error.issues.map((issue) => ({ ...issue, loc: issue.loc[0] === 'arguments' ? issue.loc.slice(1) : issue.loc })))
+}
+
+/** What reached the upstream, or why nothing came back. */
+type Sent = { response: OutboundResponse; failure: null } | { response: null; failure: OutboundError }
 
 export class OperationExecutor {
   readonly #deps: OperationExecutorDependencies
@@ -146,28 +193,80 @@ export class OperationExecutor {
     })
   }
 
+  /**
+   * `POST …/execute`: the call, recorded as one `api_action` interaction. Argument problems are located under
+   * `arguments` (the route puts them under the body). Refused calls (422, 400, 404) and dry runs are not recorded.
+   */
   async execute(principal: Principal, apiName: string, operationId: string, request: ExecuteRequest): Promise<ExecuteResult> {
+    const args = request.arguments ?? {}
+    const ready = await this.#ready(principal, apiName, operationId, args)
+    if (request.dry_run === true) return dryRun(ready.operation.sample)
+    const { title, sent, durationMs, secrets } = await this.#send(principal, ready, args)
+    const result: ExecuteResult | null = sent.response ? { ...envelope(sent.response, durationMs), interaction_id: null } : null
+    const outcome: ToolOutcome = result
+      ? operationOutcome(title, operationId, result)
+      : { ok: false, error: new ToolError('upstream_failed', failureMessage(sent.failure!)) }
+    const recorded = await this.#deps.interactions.record(
+      principal.userId,
+      recordedCall({
+        kind: 'api_action',
+        apiTitle: title,
+        action: operationId,
+        arguments: args,
+        outcome,
+        durationSeconds: durationMs / 1000,
+        origin: { clientSource: 'agentbox-api' },
+        secrets,
+        status: result?.status,
+      }),
+    )
+    if (!result) throw failureError(sent.failure!)
+    return { ...result, interaction_id: recorded.id }
+  }
+
+  /**
+   * One call for a tool, not recorded here: the caller's run step records it (with `secrets`). Argument problems are
+   * located relative to the arguments; an unreachable upstream throws (502/504 as DomainErrors); an upstream 4xx/5xx is
+   * in the result (operationOutcome words it). `dryRun` answers from the document. `sharedOnly`: refuse applications
+   * whose calls use each user's own credentials (GPT apps call with the organisation's).
+   */
+  async callForTool(
+    principal: Principal,
+    apiName: string,
+    operationId: string,
+    args: Record<string, unknown>,
+    options: { dryRun?: boolean; sharedOnly?: boolean } = {},
+  ): Promise<OperationCall> {
+    try {
+      const ready = await this.#ready(principal, apiName, operationId, args)
+      if (options.sharedOnly && ready.app.shared_security_info !== 1)
+        throw badRequest(`${ready.app.title} uses each user's own credentials: only applications with shared credentials can be called here`)
+      if (options.dryRun) return { title: ready.app.title, result: dryRun(ready.operation.sample), secrets: [] }
+      const { title, sent, durationMs, secrets } = await this.#send(principal, ready, args)
+      if (!sent.response) throw failureError(sent.failure)
+      return { title, result: { ...envelope(sent.response, durationMs), interaction_id: null }, secrets }
+    } catch (error) {
+      throw error instanceof DomainError ? relativeToArguments(error) : error
+    }
+  }
+
+  /** The application and operation `principal` may call, with `args` checked (422 under `arguments`). */
+  async #ready(principal: Principal, apiName: string, operationId: string, args: Record<string, unknown>) {
     const prepared = await this.#prepare(apiName, operationId)
     if (!prepared || !canSee(principal, prepared.app)) throw applicationNotFound()
     const { app, operation } = prepared
     if (!operation) throw notFound('Operation not found')
-    const args = request.arguments ?? {}
     const issues = this.#deps.checker.check(`${app.id}:${app.revision}:${operationId}`, operation.input_schema, args)
     if (issues.length > 0) throw invalidInput(...issues.map((issue) => ({ ...issue, loc: ['arguments', ...issue.loc] })))
+    return { app, operation }
+  }
 
-    if (request.dry_run === true) {
-      const sample = operation.sample
-      return {
-        status: sample.status,
-        headers: sample.content_type ? { 'content-type': sample.content_type } : {},
-        body: sample.body,
-        truncated: false,
-        duration_ms: 0,
-        interaction_id: null,
-        dry_run: true,
-      }
-    }
-
+  /** Sends the call with the caller's (or the organisation's) credential; what came back, how long it took, and the secrets sent. */
+  async #send(
+    principal: Principal,
+    { app, operation }: { app: ApplicationsTable; operation: NonNullable<PreparedOperation['operation']> },
+    args: Record<string, unknown>,
+  ): Promise<{ title: string; sent: Sent; durationMs: number; secrets: readonly string[] }> {
     const credentials = await this.#deps.credentials.forCall(principal, app, operation.security)
     const base = app.base_url ?? app.server_url
     let baseUrl: URL | null = null
@@ -178,12 +277,11 @@ export class OperationExecutor {
     }
     if (!baseUrl || (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:'))
       throw badRequest('The application has no absolute http(s) server URL: its owner or an admin sets base_url')
-    const targets = operation.targets
     const built = await buildRequest({
       baseUrl,
       method: operation.method,
       path: operation.path,
-      targets,
+      targets: operation.targets,
       bodySchema: operation.bodySchema,
       args,
       credentials,
@@ -191,10 +289,9 @@ export class OperationExecutor {
     })
 
     const started = this.#now()
-    let response: OutboundResponse | null = null
-    let failure: OutboundError | null = null
+    let sent: Sent
     try {
-      response = await this.#deps.fetch(built.url, {
+      const response = await this.#deps.fetch(built.url, {
         method: built.method,
         headers: built.headers,
         body: built.body,
@@ -202,39 +299,34 @@ export class OperationExecutor {
         secretQueryParams: built.secretQueryParams,
         timeoutMs: TIMEOUT_MS,
       })
+      sent = { response, failure: null }
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error
       if (error.code === 'request_too_large') throw tooLarge('The request to the API would be larger than 1 MiB')
-      failure = error
+      sent = { response: null, failure: error }
     }
     const durationMs = Math.round((this.#now() - started) * 1000) / 1000
-    const recorded =
-      request.record === false
-        ? null
-        : await this.#deps.interactions.record(principal.userId, {
-            kind: 'api_action',
-            apiTitle: app.title,
-            action: operationId,
-            isError: response === null || response.status >= 400,
-            durationSeconds: durationMs / 1000,
-            clientSource: 'agentbox-api',
-            arguments: recordedArguments(args, targets),
-            result: response ? { status: response.status, truncated: response.truncated } : { error: failure!.code },
-          })
-    if (!response) {
-      if (failure!.code === 'timeout') throw gatewayTimeout(`The API did not answer within ${TIMEOUT_MS / 1000} s`)
-      throw badGateway(failure!.message)
-    }
-    const headers: Record<string, string> = {}
-    for (const [name, value] of response.headers) if (isSafeHeader(name)) headers[name] = value
-    return {
-      status: response.status,
-      headers,
-      body: responseBody(response),
-      truncated: response.truncated,
-      duration_ms: durationMs,
-      interaction_id: recorded?.id ?? null,
-      dry_run: false,
-    }
+    return { title: app.title, sent, durationMs, secrets: credentialValues(credentials) }
   }
 }
+
+function dryRun(sample: SampleResponse): ExecuteResult {
+  return {
+    status: sample.status,
+    headers: sample.content_type ? { 'content-type': sample.content_type } : {},
+    body: sample.body,
+    truncated: false,
+    duration_ms: 0,
+    interaction_id: null,
+    dry_run: true,
+  }
+}
+
+function envelope(response: OutboundResponse, durationMs: number): Omit<ExecuteResult, 'interaction_id'> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of response.headers) if (isSafeHeader(name)) headers[name] = value
+  return { status: response.status, headers, body: responseBody(response), truncated: response.truncated, duration_ms: durationMs, dry_run: false }
+}
+
+const failureMessage = (failure: OutboundError) => (failure.code === 'timeout' ? `The API did not answer within ${TIMEOUT_MS / 1000} s` : failure.message)
+const failureError = (failure: OutboundError) => (failure.code === 'timeout' ? gatewayTimeout(failureMessage(failure)) : badGateway(failureMessage(failure)))

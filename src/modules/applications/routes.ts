@@ -173,7 +173,11 @@ export function applicationRoutes(
         params: ApiNameParams,
         query: OperationListQuery,
         response: { 200: t.Array(Operation) },
-        detail: { tags, summary: "An application's operations in document order, with their input schemas", responses: NOT_VISIBLE },
+        detail: {
+          tags,
+          summary: "An application's operations in document order, with their input schemas: 100 a page unless limit says (at most 500)",
+          responses: NOT_VISIBLE,
+        },
       },
     )
     .get(

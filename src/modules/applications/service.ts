@@ -9,7 +9,7 @@ import type { Database } from '../../platform/db/schema.ts'
 import type { ApplicationsTable } from '../../platform/db/tables/applications.ts'
 import { conflict, forbidden, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
+import { pagedList, resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { ORG_OWNER, type SecretNamespace } from '../../platform/secrets/index.ts'
 import { canChange, canSee, changeableApplication, visibleApplication } from './access.ts'
@@ -25,7 +25,8 @@ import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
 import { RevisionCache, type ApplicationsRevision } from './revision.ts'
 
 export const APPLICATION_PAGING = uncappedList
-export const OPERATION_PAGING = uncappedList
+/** An application may have tens of thousands of operations, each with its input schema: pages of 100 unless asked. */
+export const OPERATION_PAGING = pagedList(100)
 /** Rows per INSERT: ~5 ms of work for GitHub-sized operations, and far below SQLite's 32,766 bound values. */
 const INSERT_CHUNK = 100
 

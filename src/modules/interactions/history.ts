@@ -117,9 +117,9 @@ type Payload = Awaited<ReturnType<ReturnType<typeof payloads>['execute']>>[numbe
 const text = (value: string) => JSON.stringify(value)
 const textOrNull = (value: string | null) => (value === null ? 'null' : JSON.stringify(value))
 
-/** An API action's upstream HTTP status, from what the executor records (`{status, truncated}`, or `{error}` when none came). */
-function upstreamStatus(row: Row, result: string | null): number | null {
-  if (row.kind !== 'api_action' || result === null) return null
+/** The HTTP status an API answered, as the call's record keeps it (`result.status`: API actions and operation tools). */
+function upstreamStatus(_row: Row, result: string | null): number | null {
+  if (result === null) return null
   try {
     const status = (JSON.parse(result) as { status?: unknown } | null)?.status
     return Number.isInteger(status) ? (status as number) : null

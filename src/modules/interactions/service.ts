@@ -1,10 +1,12 @@
-// The interaction store: one row per MCP tool call or API action, recorded for the user who made it (docs/api.md "Interactions").
+// The interaction store: one row per MCP tool call or API action, recorded for the user who made it (docs/api.md
+// "Interactions"). Every row is masked on its way in (platform/secret-masking.ts), whoever recorded it.
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionKind, InteractionsTable } from '../../platform/db/tables/interactions.ts'
 import { newId } from '../../platform/ids.ts'
+import { maskedRecord } from '../../platform/secret-masking.ts'
 import { GroupCommitInserts } from './group-commit.ts'
 
 /** What any recorder supplies; the store adds id, user and time. */
@@ -21,6 +23,8 @@ export interface NewInteraction {
   userInput?: string
   arguments?: unknown
   result?: unknown
+  /** The exact credential values the call used: masked wherever they appear in the row, besides the secret-key rule. */
+  secrets?: readonly string[]
 }
 
 /** The spec's "MCP tool call record". */
@@ -39,8 +43,6 @@ export interface McpToolCall {
 export const isErrorResult = (result: unknown): boolean =>
   typeof result === 'object' && result !== null && !Array.isArray(result) && (result as { isError?: unknown }).isError === true
 
-const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
-
 export class InteractionsService {
   readonly #clock: Clock
   readonly #inserts: GroupCommitInserts
@@ -53,8 +55,13 @@ export class InteractionsService {
   /**
    * Resolves once the row is committed. The rollup triggers run inside the same transaction, so the daily counts can
    * never disagree with the rows. API actions come through here too (kind api_action).
+   *
+   * Secrets never reach the row: values under secret-looking keys are masked at any depth of the arguments and the
+   * result, and so are the call's credentials and the values it passed under such keys, wherever they appear (an
+   * upstream that echoes the request).
    */
   async record(userId: string, interaction: NewInteraction): Promise<{ id: string }> {
+    const masked = maskedRecord(interaction, interaction.secrets)
     const row: InteractionsTable = {
       id: newId(),
       user_id: userId,
@@ -65,9 +72,9 @@ export class InteractionsService {
       duration_seconds: interaction.durationSeconds ?? null,
       conversation_id: interaction.conversationId ?? null,
       client_source: interaction.clientSource ?? null,
-      user_input: interaction.userInput ?? null,
-      arguments: jsonOrNull(interaction.arguments),
-      result: jsonOrNull(interaction.result),
+      user_input: masked.userInput,
+      arguments: masked.arguments,
+      result: masked.result,
       created_at: isoTime(this.#clock.now()),
     }
     await this.#inserts.insert(row)

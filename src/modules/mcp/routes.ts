@@ -1,6 +1,6 @@
 // The three MCP URLs: /agent/{name}/mcp (live), /agent/{name}/design/mcp (draft, owners) and /app/{api_name}/mcp.
 // In order: a foreign Origin is refused (DNS rebinding), only POST is served, the bearer token is checked against this
-// exact URL (an OAuth token is bound to one resource), the caller's surface is found, and the SDK answers.
+// exact URL (an OAuth token is bound to one resource), the caller's tool set is found, and the SDK answers.
 import { Elysia } from 'elysia'
 import type { Authenticate, Principal } from '../../platform/auth/principal.ts'
 import { HttpError } from '../../platform/http/http-error.ts'
@@ -108,23 +108,26 @@ export function mcpRoutes(deps: McpRouteDependencies) {
   const serve = async (request: Request, endpoint: McpEndpoint): Promise<Response> => {
     if (refusedOrigin(request)) return jsonRpcError(403, 'Forbidden: MCP endpoints do not serve browser pages (Origin)')
     const principal = await principalOf(request, deps)
-    const surface = await deps.service.surface(principal, endpoint)
+    const set = await deps.service.toolSet(principal, endpoint)
     // Who is calling, as ClientNames keys it (it keeps only a hash, and hashes only when a name is stored or looked up).
     const caller = `${principal.userId}|${request.headers.get('authorization') ?? ''}`
-    return serveMcp(request, deps.service.exchange(principal, surface, caller))
+    return serveMcp(request, deps.service.exchange(principal, set, caller))
   }
   return new Elysia({ name: 'mcp' })
     .post('/agent/:name/mcp', ({ request, params }) => serve(request, { kind: 'agent', name: params.name, source: 'live' }), {
       ...describe(
         "An agent's MCP endpoint (live version)",
-        'Streamable HTTP, stateless, JSON responses; protocol 2025-06-18, 2025-11-25 and 2026-07-28. Tools: run_workflow, resume_workflow, one per operation of the agent\'s applications, load_skill; resources: its skills. See docs/api.md "MCP endpoints".',
+        'Streamable HTTP, stateless, JSON responses; protocol 2025-06-18, 2025-11-25 and 2026-07-28. Tools: run_workflow, resume_workflow, one per operation of the agent\'s applications (find_operations and call_operation above the organisation\'s mcp_operation_tool_limit), load_skill; resources: its skills. tools/list pages with nextCursor (1,000 tools a page). See docs/api.md "MCP endpoints".',
       ),
     })
     .post('/agent/:name/design/mcp', ({ request, params }) => serve(request, { kind: 'agent', name: params.name, source: 'draft' }), {
       ...describe("An agent's design MCP endpoint (draft, owners only)", 'Tools that read and change the draft, then publish it.'),
     })
     .post('/app/:api_name/mcp', ({ request, params }) => serve(request, { kind: 'app', apiName: params.api_name }), {
-      ...describe("An application's MCP endpoint", 'For applications imported with create_mcp: one tool per operation.'),
+      ...describe(
+        "An application's MCP endpoint",
+        "For applications imported with create_mcp: one tool per operation (find_operations and call_operation above the organisation's mcp_operation_tool_limit), load_skill.",
+      ),
     })
   // GET (a server-sent stream) and DELETE (end a session) get the platform's 405 with `Allow: POST`: stateless, there is
   // no session to open or close.

@@ -1,7 +1,8 @@
 // Streamable HTTP for both protocol eras on one URL, stateless, with the official SDK (@modelcontextprotocol/server 2.x):
 // 2026-07-28 requests go to createMcpHandler (which checks the per-request envelope and headers), 2025-era requests to a
 // per-request WebStandardStreamableHTTPServerTransport answering JSON. Each request gets a low-level Server whose
-// handlers read the surface already built for this caller and version, so no schema is compiled per request.
+// handlers read the tool set the agent toolbox already built for this caller and version, so no schema is compiled per
+// request. tools/list pages at 1,000 tools with an opaque cursor.
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -12,11 +13,11 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import { VERSION } from '../../version.ts'
-import type { McpSurface } from './surface.ts'
+import type { ToolSet } from '../toolbox/index.ts'
 
-/** What the tools/call handler needs besides the surface: who calls, from which client, and how a call runs. */
+/** What the tools/call handler needs besides the tool set: who calls, from which client, and how a call runs. */
 export interface McpExchange {
-  readonly surface: McpSurface
+  readonly set: ToolSet
   /** The client's `clientInfo` as this request carries it (modern era) or as the caller's initialize said (legacy). */
   clientName(fromEnvelope: string | undefined): string | undefined
   /** Legacy initialize: the client's name, remembered for the caller's later stateless requests. */
@@ -37,32 +38,76 @@ const exchanges = new WeakMap<Request, McpExchange>()
 
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
 
+/** The most tools one tools/list answer carries; the rest follow with nextCursor. */
+export const TOOLS_PAGE = 1000
+
+/**
+ * A cursor names where the next page starts: its index, and the tool found there, so that a set rebuilt between two
+ * pages (a new version) resumes at the same tool or refuses the cursor rather than skipping or repeating silently.
+ */
+const cursorAt = (index: number, name: string) => Buffer.from(JSON.stringify([index, name])).toString('base64url')
+
+function pageStart(set: ToolSet, cursor: string | undefined): number {
+  if (cursor === undefined) return 0
+  let index = -1
+  let name: unknown
+  try {
+    ;[index, name] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [number, unknown]
+  } catch {
+    // not one of ours
+  }
+  const tools = set.tools
+  if (typeof name === 'string') {
+    if (Number.isInteger(index) && index >= 0 && tools[index]?.name === name) return index
+    const moved = tools.findIndex((tool) => tool.name === name)
+    if (moved >= 0) return moved
+  }
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: list the tools again from the start')
+}
+
+/** A resource as resources/list shows it. */
+const listedResource = (resource: ToolSet['resources'][number]) => ({
+  uri: resource.uri,
+  name: resource.name,
+  ...(resource.title && { title: resource.title }),
+  ...(resource.description && { description: resource.description }),
+  mimeType: resource.mimeType,
+  ...(resource.meta && { _meta: resource.meta }),
+})
+
 function serverFor(exchange: McpExchange | undefined): Server {
   if (!exchange) throw new Error('MCP request without its exchange')
-  const { surface } = exchange
+  const { set } = exchange
   // logging: the SDK's own logging/setLevel (clients set a level; no tool logs yet). Deprecated from 2026-07-28, still served.
   const capabilities = {
     tools: { listChanged: false },
     logging: {},
-    ...(surface.resources.size > 0 && { resources: { listChanged: false, subscribe: false } }),
+    ...(set.resources.length > 0 && { resources: { listChanged: false, subscribe: false } }),
   }
   // The low-level Server: tools come from data with JSON Schemas we publish as they are and check ourselves.
-  const server = new Server({ name: surface.name, title: surface.title, version: VERSION }, { capabilities, instructions: surface.instructions })
-  server.setRequestHandler('tools/list', async () => ({ tools: surface.listed as never }))
+  const server = new Server({ name: set.name, title: set.title, version: VERSION }, { capabilities, instructions: set.instructions })
+  server.setRequestHandler('tools/list', async (request) => {
+    const described = set.described()
+    const start = pageStart(set, request.params?.cursor)
+    const end = start + TOOLS_PAGE
+    const tools = start === 0 && described.length <= TOOLS_PAGE ? described : described.slice(start, end)
+    return { tools: tools as never, ...(end < described.length && { nextCursor: cursorAt(end, set.tools[end]!.name) }) }
+  })
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const name = request.params.name
-    if (!surface.tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    if (!set.tool(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`)
     const envelope = (ctx as { mcpReq?: { envelope?: Record<string, { name?: string } | undefined> } }).mcpReq?.envelope
     const result = await exchange.callTool(name, request.params.arguments ?? {}, exchange.clientName(envelope?.[CLIENT_INFO]?.name))
     return result as never
   })
-  if (surface.resources.size > 0) {
-    server.setRequestHandler('resources/list', async () => ({ resources: surface.listedResources as never }))
+  if (set.resources.length > 0) {
+    server.setRequestHandler('resources/list', async () => ({ resources: set.resources.map(listedResource) as never }))
     server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }))
     server.setRequestHandler('resources/read', async (request) => {
-      const resource = surface.resources.get(request.params.uri)
+      const resource = set.resource(request.params.uri)
       if (!resource) throw new ResourceNotFoundError(request.params.uri)
-      return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: resource.text, ...(resource.meta && { _meta: resource.meta }) }] }
+      const body = await resource.read()
+      return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, ...body, ...(resource.meta && { _meta: resource.meta }) }] }
     })
   }
   return server

@@ -4,6 +4,7 @@ import { t } from 'elysia'
 import { AUDIT_PAGING } from '../../platform/audit.ts'
 import { pageQueryFields } from '../../platform/http/paging.ts'
 import { DateTime, NullableDateTime } from '../../platform/http/schema-pieces.ts'
+import { MCP_OPERATION_TOOL_LIMIT_MAX } from '../../platform/org-settings.ts'
 
 // A record, not an open object: the server's TypeBox Clean keeps a record's entries but drops an open object's unknown keys.
 const Free = t.Record(t.String(), t.Unknown())
@@ -19,11 +20,20 @@ export const OrgSettingsBody = t.Object({
         "Private destinations outbound calls (applications, later git and MCP servers) may reach: hosts (api.internal), host:port, IP addresses or CIDRs (10.0.0.0/8). Replaces the whole list. Added to the operator's AGENTBOX_OUTBOUND_ALLOW.",
     }),
   ),
+  mcp_operation_tool_limit: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: MCP_OPERATION_TOOL_LIMIT_MAX,
+      description:
+        "When an agent's or MCP app's endpoint would list more operation tools than this, it offers find_operations and call_operation in their place (0: always). Default 64",
+    }),
+  ),
 })
 export const OrgSettings = t.Object({
   workflow_recording: Recording,
   workflow_retention_days: Type.Integer(),
   outbound_allow: t.Array(t.String()),
+  mcp_operation_tool_limit: Type.Integer(),
   updated_at: NullableDateTime,
   updated_by: t.Union([t.String(), t.Null()]),
 })

@@ -1,7 +1,7 @@
-// What a tool is, once for every transport: workflows, skills and (next) API operations produce tools; the MCP
-// endpoints, the chat copilot and GPT actions consume them. A tool validates its arguments against its own input
-// schema, runs as the calling principal, and ends in a result or a ToolError that each transport words its own way
-// (MCP: a result with isError; chat: a tool message).
+// What a tool is, once for every transport: workflows, skills, API operations and the agent design tools produce tools;
+// the agent toolbox (modules/toolbox) puts an agent's together and runs them for MCP, chat, the gateway and GPT apps.
+// A tool validates its arguments against its own input schema, runs as the calling principal, and ends in a result or
+// a ToolError that each transport words its own way (MCP: a result with isError; chat: a tool message).
 import type { Static, TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { Principal } from '../auth/principal.ts'
@@ -34,8 +34,32 @@ export interface Tool<Input extends TObject = TObject> {
   /** Transport metadata (MCP `_meta`: UI templates for apps, output templates for GPT actions). */
   readonly meta?: Readonly<Record<string, unknown>>
   /** Runs as `principal` with checked arguments; returns JSON-able content or throws (see ToolError). */
-  handler(principal: Principal, args: Static<Input>): Promise<unknown>
+  handler(principal: Principal, args: Static<Input>, context: ToolContext): Promise<unknown>
+  /**
+   * How the tool answers in mock mode, changing nothing (an operation's dry run). Without one, a read-only tool runs
+   * as it is and any other answers a simulation (see `callTool`).
+   */
+  mock?(principal: Principal, args: Static<Input>, context: ToolContext): Promise<unknown>
+  /**
+   * A tool that stands for others (call_operation): given its checked arguments, the tool it names and that tool's
+   * arguments, which are then checked, run and recorded as if that tool had been called. Throws a ToolError when it
+   * names none.
+   */
+  delegate?(args: Static<Input>): { tool: Tool; arguments: Record<string, unknown> }
 }
+
+/** What a run gives a tool besides its arguments. */
+export interface ToolContext {
+  /** Values the call sent as credentials: the record of the call masks them wherever they appear (an echoed request). */
+  useSecrets(values: readonly string[]): void
+  /** The HTTP status an API answered the call with: kept in the call's record (the history shows it). */
+  reportStatus(status: number): void
+}
+
+/** `live` runs tools; `mock` simulates them (see Tool.mock) and nothing is recorded. */
+export type ToolMode = 'live' | 'mock'
+
+export const NO_CONTEXT: ToolContext = Object.freeze({ useSecrets: () => {}, reportStatus: () => {} })
 
 /** How a module offers tools: for one caller (descriptions may list what they can see) and one target. */
 export type ToolProvider<Target> = (principal: Principal, target: Target) => Promise<Tool[]>
@@ -89,23 +113,58 @@ function fromDomainError(error: DomainError): ToolError {
 
 const describeIssue = (issue: ValidationIssue) => (issue.loc.length > 0 ? `${issue.loc.join('.')}: ${issue.msg}` : issue.msg)
 
-/** Checks the arguments, runs the tool, and turns every expected failure into a ToolError; anything else propagates. */
-export async function callTool(tool: Tool, principal: Principal, args: unknown): Promise<ToolOutcome> {
+/**
+ * The arguments' problems against the tool's TypeBox schema, located relative to the arguments (`x.y: …`), or null.
+ * Tools with a published `jsonSchema` check their arguments themselves, with the same locations.
+ */
+export function checkArguments(tool: Tool, args: unknown): ToolError | null {
+  if (tool.jsonSchema !== undefined || Value.Check(tool.inputSchema, args)) return null
+  const issues = toValidationIssues('arguments', [...Value.Errors(tool.inputSchema, args)], args, tool.inputSchema as never).map((issue) => ({
+    ...issue,
+    loc: issue.loc.slice(1),
+  }))
+  return new ToolError('invalid_arguments', issues.map(describeIssue).join('; ') || 'The arguments are not valid', issues)
+}
+
+/** What a tool that has no mock answers in mock mode when it is not read-only: nothing ran, nothing changed. */
+export const simulatedAnswer = (tool: Tool) => ({
+  simulated: true,
+  tool: tool.name,
+  detail: 'Mock mode: this tool was not run and nothing was changed',
+})
+
+export interface CallOptions {
+  readonly mode?: ToolMode
+  readonly context?: ToolContext
+}
+
+/**
+ * Checks the arguments, runs the tool (in mock mode: its mock, itself when read-only, else a simulated answer), and
+ * turns every expected failure into a ToolError; anything else propagates.
+ */
+export async function callTool(tool: Tool, principal: Principal, args: unknown, options: CallOptions = {}): Promise<ToolOutcome> {
   const given = args ?? {}
-  if (tool.jsonSchema === undefined && !Value.Check(tool.inputSchema, given)) {
-    const issues = toValidationIssues('arguments', [...Value.Errors(tool.inputSchema, given)], given, tool.inputSchema as never).map((issue) => ({
-      ...issue,
-      loc: issue.loc.slice(1),
-    }))
-    return { ok: false, error: new ToolError('invalid_arguments', issues.map(describeIssue).join('; ') || 'The arguments are not valid', issues) }
-  }
+  const invalid = checkArguments(tool, given)
+  if (invalid) return { ok: false, error: invalid }
+  const context = options.context ?? NO_CONTEXT
+  const checked = given as Static<typeof tool.inputSchema>
   try {
-    return { ok: true, content: await tool.handler(principal, given as Static<typeof tool.inputSchema>) }
+    if (options.mode !== 'mock') return { ok: true, content: await tool.handler(principal, checked, context) }
+    if (tool.mock) return { ok: true, content: await tool.mock(principal, checked, context) }
+    if (tool.annotations?.readOnlyHint === true) return { ok: true, content: await tool.handler(principal, checked, context) }
+    return { ok: true, content: simulatedAnswer(tool) }
   } catch (error) {
     if (error instanceof ToolError) return { ok: false, error }
     if (error instanceof DomainError) return { ok: false, error: fromDomainError(error) }
     throw error
   }
+}
+
+/** A tool's answer as text: JSON for content (a string as it is), the error's message for a failure. */
+export function outcomeText(outcome: ToolOutcome): string {
+  if (!outcome.ok) return outcome.error.message
+  const { content } = outcome
+  return typeof content === 'string' ? content : (JSON.stringify(content) ?? 'null')
 }
 
 /** What an MCP client or a model is shown of a tool: its name, description and input as JSON Schema. */

@@ -18,6 +18,7 @@ import {
   type TabProps,
 } from './agent-fields.ts'
 import { SkillsPanel } from './agent-skills.ts'
+import { allOperations } from './application-detail.ts'
 import { WorkflowsPanel } from './agent-workflows.ts'
 
 interface ApplicationInfo {
@@ -48,7 +49,7 @@ const safeId = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '_')
 
 /** The operations of one application as checkboxes, with a filter (an application may have thousands). */
 function OperationPicker({ use, onChange }: { use: ApplicationUse; onChange: (ids: string[]) => void }) {
-  const ops = useLoad(() => api<OperationInfo[]>('GET', `/api/applications/${encodeURIComponent(use.api_name)}/operations`), [use.api_name])
+  const ops = useLoad(() => allOperations<OperationInfo>(use.api_name), [use.api_name])
   const [filter, setFilter] = useState('')
   const chosen = new Set(use.operation_ids ?? [])
   if (!ops.data) return h(Loading, { error: ops.error })

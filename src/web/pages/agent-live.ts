@@ -66,12 +66,13 @@ export function LiveTab({ agent, me, refresh }: TabProps) {
     h(LiveText, { agent }),
     agent.live_version === null ? null : h(SkillsPanel, { agent: agent.name, role, me, onChanged: refresh }),
     agent.live_version === null ? null : h(WorkflowsPanel, { agent: agent.name, role, me, onChanged: refresh }),
-    h(McpConnect, { name: agent.name, url: `${origin}/agent/${agent.name}/mcp` }),
+    h(McpConnect, { name: agent.name, url: `${origin}/agent/${agent.name}/mcp`, offer: agentApi(agent.name, '/tools') }),
     agent.role === 'owner'
       ? h(McpConnect, {
           name: `${agent.name}-design`,
           url: `${origin}/agent/${agent.name}/design/mcp`,
           heading: 'Design from an MCP client (the draft; owners only)',
+          offer: agentApi(agent.name, '/tools?version=draft'),
         })
       : null,
   )

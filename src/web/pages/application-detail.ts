@@ -52,6 +52,19 @@ interface CallResult {
   dry_run: boolean
 }
 
+/** Operations asked for per request: the list pages by default, and the console filters over all of them. */
+const OPERATIONS_PAGE = 500
+
+/** Every operation of an application, read page by page in document order. */
+export async function allOperations<T>(apiName: string): Promise<T[]> {
+  const all: T[] = []
+  for (let offset = 0; ; offset += OPERATIONS_PAGE) {
+    const page = await api<T[]>('GET', `/api/applications/${encodeURIComponent(apiName)}/operations?limit=${OPERATIONS_PAGE}&offset=${offset}`)
+    all.push(...page)
+    if (page.length < OPERATIONS_PAGE) return all
+  }
+}
+
 /** Every problem a 422 names (`loc` joined), else the sentence. */
 export function problems(error: unknown): string[] {
   if (error instanceof ApiError && Object.keys(error.fields).length > 0) return Object.entries(error.fields).map(([field, message]) => `${field}: ${message}`)
@@ -219,7 +232,7 @@ function TryOperation({ app, operation }: { app: Application; operation: Operati
 }
 
 export function ApplicationDetail({ app, me, onDeleted }: { app: Application; me: Me; onDeleted: () => void }) {
-  const operations = useLoad(() => api<Operation[]>('GET', `/api/applications/${app.api_name}/operations`), [app.api_name])
+  const operations = useLoad(() => allOperations<Operation>(app.api_name), [app.api_name])
   const [filter, setFilter] = useState('')
   const [selected, setSelected] = useState<string | null>(null)
   const [error, setError] = useState('')
@@ -248,7 +261,14 @@ export function ApplicationDetail({ app, me, onDeleted }: { app: Application; me
     error ? h(Banner, { kind: 'error' }, error) : null,
     canChange ? h('div', { class: 'row-actions' }, h('button', { type: 'button', onClick: remove }, 'Delete application')) : null,
     h(Credentials, { app }),
-    app.mcp_url ? h(McpConnect, { name: app.api_name, url: app.mcp_url, heading: 'MCP app: connect an MCP client' }) : null,
+    app.mcp_url
+      ? h(McpConnect, {
+          name: app.api_name,
+          url: app.mcp_url,
+          heading: 'MCP app: connect an MCP client',
+          offer: `/api/applications/${encodeURIComponent(app.api_name)}/tools`,
+        })
+      : null,
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'operations-title' },

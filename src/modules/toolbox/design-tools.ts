@@ -1,15 +1,11 @@
-// The design endpoint's tools (/agent/{name}/design/mcp): read and write an agent's draft from inside an MCP client,
-// through the same services and argument schemas as the HTTP API, so a tool refuses exactly what the API refuses.
+// An agent's design tools (the design MCP endpoint, and chat in design mode next): read and write the draft from inside
+// a client, through the same services and argument schemas as the HTTP API, so a tool refuses exactly what the API refuses.
 import { Type } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
-import { getAgent, saveAgent, type AgentsStore } from '../agents/service.ts'
-import { PublishBody, SaveAgentBody } from '../agents/schema.ts'
-import { publishAgentVersion } from '../agents/versions.ts'
-import { SkillBody } from '../skills/schema.ts'
-import { deleteSkill, listSkills, putSkill } from '../skills/service.ts'
-import { createWorkflow, deleteWorkflow, listWorkflows, replaceWorkflow, WORKFLOW_NOT_FOUND, type WorkflowInput } from '../workflows/definitions.ts'
-import { WorkflowBody } from '../workflows/schema.ts'
+import { getAgent, publishAgentVersion, PublishBody, SaveAgentBody, saveAgent, type AgentsStore } from '../agents/index.ts'
+import { deleteSkill, listSkills, putSkill, SkillBody } from '../skills/index.ts'
+import { createWorkflow, deleteWorkflow, listWorkflows, replaceWorkflow, WORKFLOW_NOT_FOUND, WorkflowBody, type WorkflowInput } from '../workflows/index.ts'
 
 const NoArgs = Type.Object({})
 const UpdateAgentArgs = Type.Object({
