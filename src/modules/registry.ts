@@ -85,13 +85,13 @@ export function createModules(platform: Platform): Modules {
   // The guard reads the licence and the signing key only when a request comes, after every module below exists.
   const authenticate = createAuthenticator({
     db: database.db,
-    reader: database.reader,
+    readStatement: (query) => database.readStatement(query),
     changeStamp: database.changeStamp,
     clock,
     accessTokenSecret: () => tenant.service.accessTokenKey,
   })
   const licenseLapsed = () => license.service.isLapsed()
-  const guard = authGuard({ authenticate, licenseLapsed })
+  const guard = authGuard({ authenticate, licenseLapsed, synchronous: database.kind === 'sqlite' })
   const ctx: ModuleContext = { config, clock, logger, database, guard, jobs }
   const passwords = new Passwords(platform.passwordCost)
   const license = createLicenseModule(ctx)

@@ -1,4 +1,5 @@
 // Agents: create, list, get, save (edit the draft) and delete; re-exports what other modules use (tasks, workflows, skills).
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { isoTime } from '../../platform/clock.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
@@ -49,7 +50,6 @@ export interface AgentChanges {
 }
 
 const nameTaken = (name: string) => conflict(`An agent named '${name}' already exists`)
-const isUniqueNameViolation = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: agents\.name/.test(error.message)
 
 /** The creator becomes the first owner; the agent starts as a draft with no live version. */
 export async function createAgent(store: AgentsStore, principal: Principal, input: NewAgent): Promise<AgentRecord> {
@@ -88,7 +88,7 @@ export async function createAgent(store: AgentsStore, principal: Principal, inpu
       return toAgent(trx, await authorizeAgent(trx, name, principal))
     })
   } catch (error) {
-    if (isUniqueNameViolation(error)) throw nameTaken(name)
+    if (isUniqueViolation(error)) throw nameTaken(name)
     throw error
   }
 }

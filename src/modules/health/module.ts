@@ -22,7 +22,7 @@ export type HealthModule = CapabilityModule<HealthService>
 
 export function createHealthModule(ctx: ModuleContext, deps: HealthModuleDeps): HealthModule {
   const service = new HealthService({
-    reader: ctx.database.reader,
+    database: ctx.database,
     dataDir: ctx.config.dataDir,
     clock: ctx.clock,
     version: VERSION,

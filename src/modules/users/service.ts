@@ -1,4 +1,5 @@
 // Admin user management: create within the licence's seats, list, update, deactivate (docs/api.md "Sign-in, tokens and roles").
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import type { Kysely } from 'kysely'
 import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -49,8 +50,6 @@ const toRecord = (row: Pick<UsersTable, 'id' | 'email' | 'name' | 'role' | 'acti
 
 const RECORD_COLUMNS = ['id', 'email', 'name', 'role', 'active', 'created_at', 'updated_at'] as const
 
-const isUniqueEmailViolation = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: users\.email/.test(error.message)
-
 export class UsersService {
   readonly #db: Kysely<Database>
   readonly #clock: Clock
@@ -99,7 +98,7 @@ export class UsersService {
         })
       })
     } catch (error) {
-      if (isUniqueEmailViolation(error)) throw conflict(EMAIL_TAKEN)
+      if (isUniqueViolation(error)) throw conflict(EMAIL_TAKEN)
       throw error
     }
     return toRecord(row)
