@@ -108,7 +108,8 @@ export function createModules(platform: Platform): Modules {
   const vault = new SecretVault({ db: database.db, files: secrets, clock, fetch: outbound.fetch })
   // One client per model provider for everything that calls a model, sending through the guarded client.
   const providers = new ModelProviders(config.llm, outbound)
-  const agents = createAgentsModule(ctx)
+  // Saves check the applications they name through the applications module (made below; called only on a request).
+  const agents = createAgentsModule(ctx, { checkApplicationUses: (db, principal, uses) => applications.checkAgentUses(db, principal, uses) })
   const threads = createThreadsModule(ctx)
   const tasks = createTasksModule(ctx, { providers, threads: threads.service, agents: agents.service })
   const interactions = createInteractionsModule(ctx)
@@ -118,6 +119,7 @@ export function createModules(platform: Platform): Modules {
   const oauth = createOauthModule(ctx, { outbound })
   // One toolbox for every transport that offers an agent's tools: MCP today; chat, the gateway and GPT apps next.
   const toolbox = createToolboxModule(ctx, {
+    checkApplicationUses: applications.checkAgentUses,
     workflowTools: workflows.tools,
     skillTools: skills.tools,
     operationTools: applications.tools,
