@@ -68,7 +68,7 @@ async function applicationFiles(deps: ExportDependencies, principal: Principal, 
     const folder = `applications/${api_name}`
     files.set(`${folder}/${documentFileName(stored.media_type)}`, new Uint8Array(await inflate(stored.content)))
     if (deps.parts.length === 0) continue
-    const app = await deps.db.selectFrom('applications').select('id').where('api_name', '=', api_name).executeTakeFirstOrThrow()
+    const app = (await deps.applications.namesInUse(deps.db, principal, [api_name])).get(api_name)!
     for (const part of deps.parts) for (const [path, bytes] of await part.exportFiles(deps.db, app.id)) files.set(`${folder}/${path}`, bytes)
   }
 }

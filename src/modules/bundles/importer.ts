@@ -5,16 +5,17 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { writeAudit } from '../../platform/audit.ts'
-import { canSeeShared } from '../../platform/auth/shared-items.ts'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { conflict, DomainError, forbidden, type InputIssue, invalidInput } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import {
+  type AgentDesignStore,
   agentNameIssue,
+  agentNameTaken,
   type AgentRecord,
-  type AgentsStore,
+  type ApplicationUsesCheck,
   type ApplicationUse,
   authorizeAgent,
   createAgent,
@@ -25,7 +26,7 @@ import {
   saveAgent,
   updateDraft,
 } from '../agents/index.ts'
-import type { ApplicationsService, PreparedImport } from '../applications/index.ts'
+import type { ApplicationInUse, ApplicationsService, PreparedImport } from '../applications/index.ts'
 import { skillsOf } from '../skills/index.ts'
 import { workflowItem } from '../workflows/index.ts'
 import { type BundleApplication, type BundleContents, fileIssue, issuesInFile, readContents, refuse } from './contents.ts'
@@ -56,6 +57,8 @@ export interface ImportDependencies {
   readonly db: Kysely<Database>
   readonly clock: Clock
   readonly applications: ApplicationsService
+  /** The applications module's check of the applications an agent's save names (agents are saved through it). */
+  readonly checkApplicationUses: ApplicationUsesCheck
   readonly parts: readonly ApplicationFilesPart[]
 }
 
@@ -93,29 +96,7 @@ export async function unpack(bytes: Uint8Array): Promise<Map<string, Uint8Array>
   }
 }
 
-interface ExistingApplication {
-  api_name: string
-  id: string
-  owner_id: string
-  global_spec: number
-  operations_count: number
-  sha256: string | null
-}
-
-/** The applications of these names with the SHA-256 of their current document (none for those imported before documents were kept). */
-async function existingApplications(db: Kysely<Database>, names: string[]): Promise<Map<string, ExistingApplication>> {
-  if (names.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('applications as a')
-    .leftJoin('application_documents as d', (join) => join.onRef('d.application_id', '=', 'a.id').onRef('d.revision', '=', 'a.revision'))
-    .select(['a.api_name', 'a.id', 'a.owner_id', 'a.global_spec', 'a.operations_count', 'd.sha256'])
-    .where('a.api_name', 'in', names)
-    .execute()
-  return new Map(rows.map((row) => [row.api_name, row]))
-}
-
-const reusable = (principal: Principal, existing: ExistingApplication | undefined, sha256: string) =>
-  existing !== undefined && existing.sha256 === sha256 && canSeeShared(principal, existing)
+const reusable = (existing: ApplicationInUse | undefined, sha256: string) => existing?.visible === true && existing.sha256 === sha256
 
 /** Rewrites the issues of a step that checks a bundle file as the API would, onto that file. */
 async function inFile<R>(path: string, work: () => Promise<R>): Promise<R> {
@@ -154,14 +135,15 @@ export class BundleImporter {
 
   /** Parses (in the applications' worker, outside any transaction) every document that is not already here as it is. */
   async #prepareApplications(principal: Principal, contents: BundleContents, globalSpec?: boolean): Promise<Map<BundleApplication, PreparedImport>> {
-    const existing = await existingApplications(
+    const existing = await this.deps.applications.namesInUse(
       this.deps.db,
+      principal,
       contents.applications.map((app) => app.apiName),
     )
     const prepared = new Map<BundleApplication, PreparedImport>()
     const issues: InputIssue[] = []
     for (const app of contents.applications) {
-      if (reusable(principal, existing.get(app.apiName), app.sha256)) continue
+      if (reusable(existing.get(app.apiName), app.sha256)) continue
       try {
         prepared.set(app, await this.#prepare(principal, app, globalSpec))
       } catch (error) {
@@ -187,7 +169,7 @@ export class BundleImporter {
     requestedName: string,
     options: ImportOptions,
   ): Promise<ImportOutcome> {
-    const store: AgentsStore = { db: trx, clock: this.deps.clock }
+    const store: AgentDesignStore = { db: trx, clock: this.deps.clock, checkApplicationUses: this.deps.checkApplicationUses }
     const { name, action } = await this.#target(trx, principal, requestedName, options.onConflict ?? 'fail')
     const applications = await this.#applications(trx, principal, contents, prepared, options.globalSpec)
     const renamed = new Map(applications.map((app) => [app.bundle_api_name, app.api_name]))
@@ -244,7 +226,7 @@ export class BundleImporter {
     name: string,
     onConflict: OnConflict,
   ): Promise<{ name: string; action: 'create' | 'replace' }> {
-    const taken = async (candidate: string) => (await trx.selectFrom('agents').select('id').where('name', '=', candidate).executeTakeFirst()) !== undefined
+    const taken = (candidate: string) => agentNameTaken(trx, candidate)
     if (!(await taken(name))) return { name, action: 'create' }
     if (onConflict === 'fail') {
       throw conflict(
@@ -281,8 +263,8 @@ export class BundleImporter {
     for (const app of contents.applications) {
       let candidate = app.apiName
       for (let n = 2; ; n++) {
-        const existing = (await existingApplications(trx, [candidate])).get(candidate)
-        if (reusable(principal, existing, app.sha256)) {
+        const existing = (await this.deps.applications.namesInUse(trx, principal, [candidate])).get(candidate)
+        if (reusable(existing, app.sha256)) {
           planned.push({ bundle_api_name: app.apiName, api_name: candidate, action: 'reuse', sha256: app.sha256, operations_count: existing!.operations_count })
           break
         }

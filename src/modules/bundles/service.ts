@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
+import type { ApplicationUsesCheck } from '../agents/index.ts'
 import type { ApplicationsService } from '../applications/index.ts'
 import { type ExportedBundle, exportBundle, type ExportVersion } from './exporter.ts'
 import { readContents } from './contents.ts'
@@ -13,6 +14,8 @@ export interface BundlesDependencies {
   readonly db: Kysely<Database>
   readonly clock: Clock
   readonly applications: ApplicationsService
+  /** The applications module's check of the applications an agent's save names. */
+  readonly checkApplicationUses: ApplicationUsesCheck
   /** What bundles carry beside an application's document (UI templates); default: the parts this server knows. */
   readonly parts?: readonly ApplicationFilesPart[]
 }

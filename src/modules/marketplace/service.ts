@@ -7,6 +7,7 @@ import type { Principal } from '../../platform/auth/principal.ts'
 import { writeAudit } from '../../platform/audit.ts'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import { conflict, forbidden, notFound } from '../../platform/errors.ts'
 import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
 import { newId } from '../../platform/ids.ts'
@@ -49,7 +50,6 @@ export interface MarketplaceDependencies {
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replace(/-/g, ' ')
-const isUniqueViolation = (error: unknown) => error instanceof Error && /unique|duplicate key/i.test(error.message)
 
 function matches(entry: MarketplaceEntry, needle: string): boolean {
   const haystack = [entry.name, entry.title, entry.description, ...entry.skills, ...entry.workflows, ...entry.applications].join('\n').toLowerCase()

@@ -3,7 +3,7 @@
 import { Value } from '@sinclair/typebox/value'
 import type { InputIssue } from '../../platform/errors.ts'
 import { toValidationIssues } from '../../platform/http/validation.ts'
-import type { DocumentItem } from '../agents/service.ts'
+import type { DocumentItem } from '../agents/index.ts'
 import type { WorkflowDefinition } from './definition/types.ts'
 import { validateDefinition } from './definition/validate.ts'
 import { WorkflowBody } from './schema.ts'
