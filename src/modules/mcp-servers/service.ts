@@ -9,6 +9,7 @@ import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { McpServerAuth } from '../../platform/db/tables/mcp-servers.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import { badRequest, conflict, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import type { Logger } from '../../platform/log.ts'
@@ -138,9 +139,16 @@ export class McpServersService {
       created_at: now,
       updated_at: now,
     }
+    const taken = () => conflict(`An MCP server named '${name}' exists`)
     await inTransaction(db, async (trx) => {
-      if (await serverByName(trx, name)) throw conflict(`An MCP server named '${name}' exists`)
-      await trx.insertInto('mcp_servers').values(server).execute()
+      if (await serverByName(trx, name)) throw taken()
+      try {
+        await trx.insertInto('mcp_servers').values(server).execute()
+      } catch (error) {
+        // Another admin's request took the name between the check and the insert.
+        if (isUniqueViolation(error)) throw taken()
+        throw error
+      }
       if (input.oauth_client_id !== undefined && input.oauth_client_secret !== undefined)
         await secrets.put(
           trx,
