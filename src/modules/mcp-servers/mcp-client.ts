@@ -62,9 +62,10 @@ const MAX_DESCRIPTION = 4096
 const MAX_SCHEMA_BYTES = 64 * 1024
 const MAX_NAME = 128
 
-const LIST_LIMITS = { headersTimeoutMs: 15_000, idleTimeoutMs: 15_000, totalTimeoutMs: 30_000, maxResponseBytes: 5 * 1024 * 1024 }
+// A listing is waited for by a chat turn or a gateway request: a server that does not answer is given up on quickly.
+const LIST_LIMITS = { headersTimeoutMs: 10_000, idleTimeoutMs: 10_000, totalTimeoutMs: 20_000, maxResponseBytes: 5 * 1024 * 1024 }
 const CALL_LIMITS = { headersTimeoutMs: 120_000, idleTimeoutMs: 120_000, totalTimeoutMs: 300_000, maxResponseBytes: 5 * 1024 * 1024 }
-const LIST_TIMEOUT_MS = 20_000
+const LIST_TIMEOUT_MS = 10_000
 const CALL_TIMEOUT_MS = 120_000
 
 function causes(error: unknown): unknown[] {
