@@ -237,7 +237,9 @@ export class McpServerAuthorization {
       if (error instanceof IssuerMismatchError || error instanceof AuthorizationServerMismatchError)
         throw new Failed('The answer did not come from the authorization server this sign-in was sent to (iss): connect again')
       if (error instanceof OAuthError) throw new Failed(`The authorization server refused the code${errorCode(error.code)}: connect again`)
-      throw new Failed(`The authorization server could not complete the sign-in: ${upstreamError(error).message}`)
+      const failure = upstreamError(error)
+      if (failure.code === 'protocol') throw new Failed('The authorization server did not answer the code with a token: connect again')
+      throw new Failed(`The authorization server could not be used: ${failure.message.replace('The MCP server', 'it')}`)
     }
     if (tokens.token_type.toLowerCase() !== 'bearer') throw new Failed('The authorization server answered with a token that is not a bearer token')
     const { db, clock, secrets } = this.#deps
