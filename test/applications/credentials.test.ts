@@ -108,7 +108,11 @@ describe('key rotation', () => {
       reencrypted: expect.any(Number),
       unreadable: 0,
       retired_key_ids: [before],
-      namespaces: [{ namespace: 'app_credential', values: rotated.body.reencrypted, reencrypted: rotated.body.reencrypted, unreadable: 0 }],
+      namespaces: [
+        { namespace: 'app_credential', values: rotated.body.reencrypted, reencrypted: rotated.body.reencrypted, unreadable: 0 },
+        // Declared by the external MCP servers module, empty here.
+        { namespace: 'mcp_server_token', values: 0, reencrypted: 0, unreadable: 0 },
+      ],
     })
     expect(rotated.body.reencrypted).toBeGreaterThanOrEqual(5)
     expect(keyring().keys.map((key) => key.kid)).toEqual([rotated.body.key_id])

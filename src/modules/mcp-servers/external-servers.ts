@@ -65,18 +65,14 @@ export class ExternalServers {
     this.#lists = new ToolListCache(deps.clock)
   }
 
-  /** How many listings are kept in memory. */
-  get keptListings(): number {
-    return this.#lists.size
-  }
-
   /**
    * The servers `principal` can use now, by name, each with its tools or why they could not be listed. Servers without
    * auth are everyone's; others need a working connection. Listings are kept briefly per user and server.
    */
   async toolsOf(principal: Principal): Promise<ExternalServerTools[]> {
     const [servers, connections] = await Promise.all([allServers(this.#deps.db), connectionsOf(this.#deps.db, principal.userId)])
-    const usable = servers.filter((server) => server.auth === 'none' || (connections.get(server.id)?.problem === null && connections.has(server.id)))
+    // A connection whose token was refused (its problem is set) is left out until the member connects again.
+    const usable = servers.filter((server) => server.auth === 'none' || connections.get(server.id)?.problem === null)
     const listed = await Promise.all(usable.map((server) => this.#listing(server, principal.userId, connections.get(server.id))))
     return listed.filter((entry): entry is ExternalServerTools => entry !== null)
   }

@@ -52,11 +52,6 @@ export class ToolListCache<T> {
     return entry.promise
   }
 
-  /** How many listings are kept (tests and the bench read it). */
-  get size(): number {
-    return this.#entries.size
-  }
-
   #forget(key: string, entry: Entry<T>): void {
     if (this.#entries.get(key) === entry) this.#entries.delete(key)
   }
