@@ -2,7 +2,8 @@
 // through the form (a taken name and a forbidden address said at their fields), connects one with OAuth (the browser
 // goes to the server's own authorization server on 127.0.0.1 and comes back with a notice), pastes a token for
 // another, sees the tools and the gateway URL; a member sees their own state only, connects and disconnects; a refused
-// sign-in comes back as an error notice; an admin removes a server. Screenshots go to test-results/console/.
+// sign-in comes back as an error notice; an admin removes a server; a token the server refuses and a server that
+// cannot be reached are said in plain words. Screenshots go to test-results/console/.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { TestMcpServer } from '../mcp-servers/upstream.ts'
 import { type ConsoleSession, hasChromium, startConsole } from './harness.ts'
@@ -132,5 +133,54 @@ describe.skipIf(!hasChromium)('console: MCP servers', () => {
     await page.getByRole('status').filter({ hasText: 'tickets was removed.' }).waitFor()
     expect(await row('tickets').count()).toBe(0)
     expect(s.pageErrors).toEqual([])
+  })
+
+  test('a token the server refuses and a server that cannot be reached are said plainly, never a blank page', async () => {
+    const { page } = s
+    const wiki = new TestMcpServer({ auth: 'bearer', bearerTokens: { 'the-right-token': 'ada@wiki' } })
+    const gone = new TestMcpServer({ auth: 'none' })
+    const goneUrl = gone.url
+    gone.stop()
+    try {
+      for (const [name, url, auth] of [
+        ['wiki', wiki.url, 'bearer'],
+        ['gone', goneUrl, 'none'],
+      ] as const) {
+        await page.getByLabel('Name', { exact: true }).fill(name)
+        await page.getByLabel('URL', { exact: true }).fill(url)
+        await page.getByLabel('Sign-in').selectOption(auth)
+        await page.getByRole('button', { name: 'Add server' }).click()
+        await row(name).waitFor()
+      }
+      await row('gone').getByText('Ready (no sign-in)').waitFor()
+
+      // A mistyped token is taken (only the server can judge it); the first listing finds it refused, and the row says so.
+      await row('wiki').getByRole('button', { name: 'Paste a token for wiki' }).click()
+      await page.getByLabel('Your token for wiki').fill('a-mistyped-token')
+      await page.getByRole('button', { name: 'Save token' }).click()
+      await row('wiki').getByText('Connected', { exact: true }).waitFor()
+      await row('wiki').getByRole('button', { name: 'Show tools' }).click()
+      await row('wiki').getByText('Not connected: The server refused the token: connect again on the MCP servers page of Agentbox').waitFor()
+      expect(await row('wiki').getByRole('button', { name: 'Show tools' }).count()).toBe(0)
+      await row('wiki').getByRole('button', { name: 'Disconnect from wiki' }).waitFor()
+      expect(wiki.requests).toContain('Bearer a-mistyped-token')
+
+      await row('gone').getByRole('button', { name: 'Show tools' }).click()
+      await page.getByRole('alert').filter({ hasText: 'The tools of gone could not be listed: The MCP server cannot be reached' }).waitFor()
+      // Unreachable is not the connection's fault: the server stays ready.
+      await row('gone').getByText('Ready (no sign-in)').waitFor()
+      await s.shot('30-mcp-servers-problems')
+
+      // The right token connects again, and the tools come.
+      await row('wiki').getByRole('button', { name: 'Paste a token for wiki' }).click()
+      await page.getByLabel('Your token for wiki').fill('the-right-token')
+      await page.getByRole('button', { name: 'Save token' }).click()
+      await row('wiki').getByText('Connected', { exact: true }).waitFor()
+      await row('wiki').getByRole('button', { name: 'Show tools' }).click()
+      await page.getByRole('list', { name: 'Tools of wiki' }).getByText('wiki__whoami').waitFor()
+      expect(s.pageErrors).toEqual([])
+    } finally {
+      wiki.stop()
+    }
   })
 })

@@ -160,9 +160,16 @@ function TokenForm({ server, onSaved, onCancel }: { server: McpServer; onSaved: 
   )
 }
 
-function ToolList({ server }: { server: McpServer }) {
+/**
+ * The tools the person gets from `server`. A listing that fails asks for the servers again (`onFailed`): a token the
+ * server refused has just marked the connection broken, and its row should say so and why.
+ */
+function ToolList({ server, onFailed }: { server: McpServer; onFailed: () => void }) {
   const tools = useLoad(() => api<ServerTools>('GET', `/api/mcp-servers/${encodeURIComponent(server.name)}/tools`), [server.name, server.connected_at])
-  if (!tools.data) return h(Loading, { error: tools.error })
+  useEffect(() => {
+    if (tools.error) onFailed()
+  }, [tools.error])
+  if (!tools.data) return h(Loading, { error: tools.error && `The tools of ${server.name} could not be listed: ${tools.error}` })
   if (tools.data.tools.length === 0) return h('p', null, 'This server offers no tools.')
   return h(
     'ul',
@@ -323,7 +330,7 @@ export function McpServersPage({ me }: { me: Me }) {
                       )
                     : null,
                   showing === server.name && server.connected
-                    ? h('tr', { key: `${server.name}-tools` }, h('td', { colSpan: 5 }, h(ToolList, { server })))
+                    ? h('tr', { key: `${server.name}-tools` }, h('td', { colSpan: 5 }, h(ToolList, { server, onFailed: list.reload })))
                     : null,
                 ]),
               ),
