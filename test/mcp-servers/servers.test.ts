@@ -83,6 +83,46 @@ describe('POST /api/mcp-servers', () => {
     expect(missing.body.detail.map((issue: { loc: string[] }) => issue.loc.join('.')).sort()).toEqual(['body.auth', 'body.url'])
   })
 
+  test('wrong types and oversize fields are 422 at their locations; a body over the 1 MiB limit is 413; nothing is saved', async () => {
+    const typed = await create({ name: 7, url: ['http://example.com'], auth: 'none', oauth_client_id: false })
+    expect(typed.status).toBe(422)
+    expect(typed.body.detail.map((issue: { loc: string[]; type: string }) => [issue.loc.join('.'), issue.type])).toEqual(
+      expect.arrayContaining([
+        ['body.name', 'string_type'],
+        ['body.url', 'string_type'],
+        ['body.oauth_client_id', 'string_type'],
+      ]),
+    )
+    const notObject = await create(['tickets'])
+    expect(notObject.status).toBe(422)
+    const long = await create({ name: 'long', url: `https://mcp.example.com/${'a'.repeat(2048)}`, auth: 'none' })
+    expect(long.status).toBe(422)
+    expect(long.body.detail[0]).toMatchObject({ loc: ['body', 'url'], type: 'string_too_long' })
+    const longName = await create({ name: 'n'.repeat(65), url: bearer.url, auth: 'none' })
+    expect(longName.status).toBe(422)
+    expect(longName.body.detail[0]).toMatchObject({ loc: ['body', 'name'] })
+    const huge = await create({ name: 'huge', url: bearer.url, auth: 'none', padding: 'x'.repeat(1024 * 1024 + 1) })
+    expect(huge.status).toBe(413)
+    const token = await w.t.request('PUT', '/api/mcp-servers/tickets/connection', { token: w.owner.token, body: { token: 't'.repeat(8193) } })
+    expect(token.status).toBe(422)
+    expect(token.body.detail[0]).toMatchObject({ loc: ['body', 'token'], type: 'string_too_long' })
+    const listed = await w.t.request('GET', '/api/mcp-servers', { token: w.admin })
+    expect(listed.body.map((server: { name: string }) => server.name)).not.toEqual(expect.arrayContaining(['long', 'huge']))
+  })
+
+  test('an unknown server is 404 on every route that names one', async () => {
+    for (const [method, path, body] of [
+      ['PATCH', '/api/mcp-servers/nope', { url: bearer.url }],
+      ['DELETE', '/api/mcp-servers/nope', undefined],
+      ['POST', '/api/mcp-servers/nope/connect', undefined],
+      ['GET', '/api/mcp-servers/nope/tools', undefined],
+      ['DELETE', '/api/mcp-servers/nope/connection', undefined],
+    ] as const) {
+      const res = await w.t.request(method, path, { token: w.admin, ...(body && { body }) })
+      expect([method, path, res.status, res.body?.detail]).toEqual([method, path, 404, 'MCP server not found'])
+    }
+  })
+
   test('a URL to a forbidden address is refused when saved (422 on url): private, link-local, credentials in the URL', async () => {
     for (const url of ['http://10.1.2.3/mcp', 'http://169.254.169.254/latest', 'http://[::1]:9/mcp', 'http://localhost:1/mcp']) {
       const res = await create({ name: 'internal', url, auth: 'none' })
