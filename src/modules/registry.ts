@@ -20,6 +20,7 @@ import { createAuthModule, type AuthModule } from './auth/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
+import { createGptsModule, type GptsModule } from './gpts/module.ts'
 import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
@@ -59,6 +60,8 @@ export interface Modules {
   readonly toolbox: ToolboxModule
   readonly mcp: McpModule
   readonly oauth: OauthModule
+  /** Custom GPTs connected to the organisation: their records and keys, and the actions they call through the toolbox. */
+  readonly gpts: GptsModule
 }
 
 export interface Platform {
@@ -131,6 +134,7 @@ export function createModules(platform: Platform): Modules {
     oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
     toolbox: toolbox.service,
   })
+  const gpts = createGptsModule(ctx, { toolbox: toolbox.service, applicationsRevision: () => applications.tools.revision })
   return {
     license,
     tenant,
@@ -158,6 +162,7 @@ export function createModules(platform: Platform): Modules {
     toolbox,
     mcp,
     oauth,
+    gpts,
   }
 }
 

@@ -11,5 +11,6 @@ export {
   type AgentsStore,
   type ApplicationUse,
 } from './service.ts'
+export { agentNameIssue, normaliseAgentName } from './names.ts'
 export { PublishBody, SaveAgentBody } from './schema.ts'
 export { publishAgentVersion } from './versions.ts'
