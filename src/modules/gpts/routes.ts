@@ -110,74 +110,79 @@ export function gptsRoutes(deps: GptsRouteDependencies) {
     return text
   }
 
-  return new Elysia({ name: 'gpts-routes' })
-    .use(deps.guard)
-    .post(
-      '/api/gpts',
-      async ({ principal, body, request, set }) => {
-        set.status = 201
-        return service.create(principal, body, origin(request))
-      },
-      {
-        auth: 'admin',
-        body: CreateGptBody,
-        response: { 201: GptWithKey },
+  return (
+    new Elysia({ name: 'gpts-routes' })
+      .use(deps.guard)
+      .post(
+        '/api/gpts',
+        async ({ principal, body, request, set }) => {
+          set.status = 201
+          return service.create(principal, body, origin(request))
+        },
+        {
+          auth: 'admin',
+          body: CreateGptBody,
+          response: { 201: GptWithKey },
+          detail: {
+            tags,
+            summary: 'Connect a custom GPT: its record and, this once, its key',
+            description:
+              'The key (abx_gpt_…) is stored only as a hash: copy it now. Applications and the agent must exist (422 naming each one that does not).',
+            responses: { 409: { description: 'An installed GPT has that name' } },
+          },
+        },
+      )
+      .get('/api/gpts/list', ({ principal, query, request }) => service.list(principal, query, origin(request)), {
+        auth: 'member',
+        query: GptListQuery,
+        response: { 200: t.Array(Gpt) },
         detail: {
           tags,
-          summary: 'Connect a custom GPT: its record and, this once, its key',
-          description: 'The key (abx_gpt_…) is stored only as a hash: copy it now. Applications and the agent must exist (422 naming each one that does not).',
-          responses: { 409: { description: 'An installed GPT has that name' } },
+          summary: 'Installed GPTs, by name',
+          description: 'Admins see every installed GPT; members the public ones and the private ones they installed. Uninstalled GPTs are not listed.',
         },
-      },
-    )
-    .get('/api/gpts/list', ({ principal, query, request }) => service.list(principal, query, origin(request)), {
-      auth: 'member',
-      query: GptListQuery,
-      response: { 200: t.Array(Gpt) },
-      detail: {
-        tags,
-        summary: 'Installed GPTs, by name',
-        description: 'Admins see every installed GPT; members the public ones and the private ones they installed. Uninstalled GPTs are not listed.',
-      },
-    })
-    .get('/api/gpts/:name', ({ principal, params, request }) => service.get(principal, params.name, origin(request)), {
-      auth: 'member',
-      params: GptNameParams,
-      response: { 200: Gpt },
-      detail: {
-        tags,
-        summary: 'A GPT app (no key)',
-        description: 'The installed GPT of that name, else (admins) its latest uninstalled record with installed false. Members see what the list shows them.',
-      },
-    })
-    .post('/api/gpts/:name/rotate_key', ({ principal, params, request }) => service.rotateKey(principal, params.name, origin(request)), {
-      auth: 'admin',
-      params: GptNameParams,
-      response: { 200: GptWithKey },
-      detail: {
-        tags,
-        summary: 'Give a GPT a new key, shown this once; the old one stops working at once',
-        responses: { 409: { description: 'The GPT is uninstalled' } },
-      },
-    })
-    .post('/api/gpt/:genai_app/uninstall', ({ principal, params }) => service.uninstall(principal, params.genai_app), {
-      auth: { role: 'admin', whenLicenseLapsed: 'allowed' },
-      params: GenaiAppParams,
-      response: { 200: Uninstalled },
-      detail: {
-        tags,
-        summary: 'Uninstall a GPT: its key stops working at once; the record is kept but no longer listed',
-        responses: { 409: { description: 'The GPT is already uninstalled' } },
-      },
-    })
-    .use(actions)
-    .get(ACTIONS_SCHEMA_PATH, ({ request }) => new Response(actionsSchema(request), { headers: JSON_HEADERS }), {
-      detail: {
-        tags: publicTags,
-        security: [],
-        summary: 'The Actions schema to import in the GPT builder (OpenAPI 3.1, x-api-key)',
-        description: 'The two actions a GPT calls, generated from the same schemas as these routes; the server is AGENTBOX_PUBLIC_URL or the origin asked.',
-        responses: { 200: { description: 'An OpenAPI 3.1.0 document', content: { 'application/json': { schema: { type: 'object' } } } } },
-      },
-    })
+      })
+      .get('/api/gpts/:name', ({ principal, params, request }) => service.get(principal, params.name, origin(request)), {
+        auth: 'member',
+        params: GptNameParams,
+        response: { 200: Gpt },
+        detail: {
+          tags,
+          summary: 'A GPT app (no key)',
+          description:
+            'The installed GPT of that name, else (admins) its latest uninstalled record with installed false. Members see what the list shows them.',
+        },
+      })
+      .post('/api/gpts/:name/rotate_key', ({ principal, params, request }) => service.rotateKey(principal, params.name, origin(request)), {
+        auth: 'admin',
+        params: GptNameParams,
+        response: { 200: GptWithKey },
+        detail: {
+          tags,
+          summary: 'Give a GPT a new key, shown this once; the old one stops working at once',
+          responses: { 409: { description: 'The GPT is uninstalled' } },
+        },
+      })
+      .post('/api/gpt/:genai_app/uninstall', ({ principal, params }) => service.uninstall(principal, params.genai_app), {
+        auth: { role: 'admin', whenLicenseLapsed: 'allowed' },
+        params: GenaiAppParams,
+        response: { 200: Uninstalled },
+        detail: {
+          tags,
+          summary: 'Uninstall a GPT: its key stops working at once; the record is kept but no longer listed',
+          responses: { 409: { description: 'The GPT is already uninstalled' } },
+        },
+      })
+      .use(actions)
+      // Not kept by caches: without AGENTBOX_PUBLIC_URL the server URL follows the Host asked.
+      .get(ACTIONS_SCHEMA_PATH, ({ request }) => new Response(actionsSchema(request), { headers: { ...JSON_HEADERS, 'cache-control': 'no-store' } }), {
+        detail: {
+          tags: publicTags,
+          security: [],
+          summary: 'The Actions schema to import in the GPT builder (OpenAPI 3.1, x-api-key)',
+          description: 'The two actions a GPT calls, generated from the same schemas as these routes; the server is AGENTBOX_PUBLIC_URL or the origin asked.',
+          responses: { 200: { description: 'An OpenAPI 3.1.0 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      })
+  )
 }

@@ -160,12 +160,14 @@ function operation(route: RouteDescription, usedResponses: Set<string>, security
   if (route.path.includes(':')) generic.add('404')
   if (WITH_BODY.has(route.method)) generic.add('411').add('413')
   if (WITH_BODY.has(route.method) || params.length > 0) generic.add('422')
+  const declaredStatuses = (declared as Record<string, JsonObject> | undefined) ?? {}
   for (const status of generic) {
+    // A route's own description of the status replaces the shared one, which it then does not use.
+    if (status in declaredStatuses) continue
     usedResponses.add(status)
     responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }
   }
-  for (const [status, response] of Object.entries((declared as Record<string, JsonObject> | undefined) ?? {}))
-    responses[status] = completeErrorResponse(status, response)
+  for (const [status, response] of Object.entries(declaredStatuses)) responses[status] = completeErrorResponse(status, response)
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
   return op
 }
