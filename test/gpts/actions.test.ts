@@ -135,13 +135,14 @@ describe('POST /api/gpt_public/app_execute_action', () => {
 
 describe('refusals', () => {
   test('401: no key, a wrong key, a key of no GPT, garbage; 401 comes before the body is validated', async () => {
-    for (const headers of [
+    const sent: Record<string, string>[] = [
       {},
       { 'x-api-key': 'abx_gpt_wrong' },
       { 'x-api-key': `abx_gpt_${'A'.repeat(43)}` },
       { 'x-api-key': 'not a key' },
       { authorization: 'Basic abc' },
-    ]) {
+    ]
+    for (const headers of sent) {
       const list = await w.t.request('GET', '/api/gpt_public/apps_list', { headers, clientAddress: nextAddress() })
       expect(list.status).toBe(401)
       expect(list.body).toEqual({ detail: 'Not authenticated' })
