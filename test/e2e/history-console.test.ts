@@ -50,6 +50,7 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
         'Agents',
         'Tasks',
         'Applications',
+        'GPT apps',
         'Context types',
         'Approvals',
         'History',
