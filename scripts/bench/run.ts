@@ -11,6 +11,7 @@ const BENCHES = [
   'workflows.ts',
   'stall.ts',
   'applications.ts',
+  'import-memory.ts',
   'insights.ts',
   'mcp.ts',
   'console.ts',

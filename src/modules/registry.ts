@@ -88,13 +88,13 @@ export function createModules(platform: Platform): Modules {
   // The guard reads the licence and the signing key only when a request comes, after every module below exists.
   const authenticate = createAuthenticator({
     db: database.db,
-    reader: database.reader,
+    readStatement: (query) => database.readStatement(query),
     changeStamp: database.changeStamp,
     clock,
     accessTokenSecret: () => tenant.service.accessTokenKey,
   })
   const licenseLapsed = () => license.service.isLapsed()
-  const guard = authGuard({ authenticate, licenseLapsed })
+  const guard = authGuard({ authenticate, licenseLapsed, synchronous: database.kind === 'sqlite' })
   const ctx: ModuleContext = { config, clock, logger, database, guard, jobs }
   const passwords = new Passwords(platform.passwordCost)
   const license = createLicenseModule(ctx)
@@ -111,7 +111,8 @@ export function createModules(platform: Platform): Modules {
   const vault = new SecretVault({ db: database.db, files: secrets, clock, fetch: outbound.fetch })
   // One client per model provider for everything that calls a model, sending through the guarded client.
   const providers = new ModelProviders(config.llm, outbound)
-  const agents = createAgentsModule(ctx)
+  // Saves check the applications they name through the applications module (made below; called only on a request).
+  const agents = createAgentsModule(ctx, { checkApplicationUses: (db, principal, uses) => applications.checkAgentUses(db, principal, uses) })
   const threads = createThreadsModule(ctx)
   const tasks = createTasksModule(ctx, { providers, threads: threads.service, agents: agents.service })
   const interactions = createInteractionsModule(ctx)
@@ -121,6 +122,7 @@ export function createModules(platform: Platform): Modules {
   const oauth = createOauthModule(ctx, { outbound })
   // One toolbox for every transport that offers an agent's tools: MCP today; chat, the gateway and GPT apps next.
   const toolbox = createToolboxModule(ctx, {
+    checkApplicationUses: applications.checkAgentUses,
     workflowTools: workflows.tools,
     skillTools: skills.tools,
     operationTools: applications.tools,
@@ -134,7 +136,11 @@ export function createModules(platform: Platform): Modules {
     oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
     toolbox: toolbox.service,
   })
-  const gpts = createGptsModule(ctx, { toolbox: toolbox.service, applicationsRevision: () => applications.tools.revision })
+  const gpts = createGptsModule(ctx, {
+    toolbox: toolbox.service,
+    applicationsRevision: () => applications.tools.revision,
+    checkApplications: applications.checkAgentUses,
+  })
   return {
     license,
     tenant,

@@ -79,8 +79,7 @@ beforeAll(async () => {
     const imported = await uploadSpec(first, admin, api(`http://127.0.0.1:${upstream.port}`, name), { api_name: name, ...fields })
     expect(imported.status).toBe(201)
   }
-  for (const row of first.server.database.writer.query('SELECT id, api_name FROM applications').all() as { id: string; api_name: string }[])
-    ids[row.api_name] = row.id
+  for (const row of (await first.sql.all('SELECT id, api_name FROM applications')) as { id: string; api_name: string }[]) ids[row.api_name] = row.id
   await first.close()
 
   const db = new Database(join(dataDir, 'agentbox.db'))
@@ -106,10 +105,8 @@ const execute = (apiName: string, operation: string, token: string) =>
   t.request('POST', `/api/applications/${apiName}/operations/${operation}/execute`, { token, body: { arguments: {} } })
 
 describe('migration 0015 of application credentials', () => {
-  test('every row is in sealed_secrets under app_credential, envelope for envelope, and the old table is gone', () => {
-    const rows = t.server.database.writer
-      .query('SELECT namespace, subject, owner, name, sealed, updated_at FROM sealed_secrets ORDER BY name, owner')
-      .all() as any[]
+  test('every row is in sealed_secrets under app_credential, envelope for envelope, and the old table is gone', async () => {
+    const rows = (await t.sql.all('SELECT namespace, subject, owner, name, sealed, updated_at FROM sealed_secrets ORDER BY name, owner')) as any[]
     expect(rows.map((row) => [row.namespace, row.subject, row.owner, row.name, row.updated_at])).toEqual([
       ['app_credential', ids.personal, member.id, 'basic', '2026-01-02T03:04:05.000Z'],
       ['app_credential', ids.personal, member.id, 'bearer', '2026-01-02T03:04:05.000Z'],
@@ -117,7 +114,7 @@ describe('migration 0015 of application credentials', () => {
       ['app_credential', ids.shared, 'org', 'key', '2026-01-02T03:04:05.000Z'],
     ])
     expect(rows.map((row) => row.sealed).sort()).toEqual([...written].sort())
-    expect(t.server.database.writer.query("SELECT 1 FROM sqlite_master WHERE name = 'application_credentials'").get()).toBeNull()
+    expect(await t.server.database.db.introspection.getTables()).not.toContainEqual(expect.objectContaining({ name: 'application_credentials' }))
   })
 
   test('migrated without the key file: listed as not connected with the reason, calls refused with a 400, never a 500', async () => {

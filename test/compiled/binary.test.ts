@@ -1,4 +1,5 @@
 // The compiled binary end to end: built once by scripts/build.ts, spawned as a real process, driven over real HTTP.
+import { ON_POSTGRES, openTestReader, TEST_DATABASE_KIND, testDatabaseFor } from '../helpers/database.ts'
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -123,7 +124,8 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(link?.msg).toBe(`Open http://127.0.0.1:${server.port}/setup?token=${token} to finish setup`)
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
     expect(statSync(join(DATA, 'secrets')).mode & 0o777).toBe(0o700)
-    for (const file of ['agentbox.db', 'agentbox.db-wal', 'agentbox.db-shm']) {
+    // (On PostgreSQL there is no database file in the data dir.)
+    for (const file of ON_POSTGRES ? [] : ['agentbox.db', 'agentbox.db-wal', 'agentbox.db-shm']) {
       if (file === 'agentbox.db' || existsSync(join(DATA, file))) expect(statSync(join(DATA, file)).mode & 0o777).toBe(0o600)
     }
   })
@@ -154,12 +156,12 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(res.body.tenant_org_token).toMatch(/^abx_org_[A-Za-z0-9_-]{20,}$/)
     orgToken = res.body.tenant_org_token
     // The shipped server hashes at the production argon2id cost (tests in-process use a cheaper one).
-    const db = new Database(join(DATA, 'agentbox.db'), { readonly: true })
+    const db = await openTestReader(DATA)
     try {
-      const row = db.query<{ password_hash: string }, []>("SELECT password_hash FROM users WHERE kind = 'person'").get()
+      const row = await db.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE kind = 'person'")
       expect(row?.password_hash).toStartWith('$argon2id$v=19$m=65536,t=2,')
     } finally {
-      db.close()
+      await db.close()
     }
   })
 
@@ -221,7 +223,7 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(run.body).toMatchObject({ status: 'succeeded', result: 'no' })
   })
 
-  test('applications: a YAML Swagger 2.0 upload is read in the import worker (scalar parser and yaml bundled), arguments are checked (cfworker), and a call reaches a loopback upstream opened by outbound_allow with the sealed key', async () => {
+  test('applications: a YAML Swagger 2.0 upload is read in the import worker (scalar parser and js-yaml bundled), arguments are checked (the budgeted checker), and a call reaches a loopback upstream opened by outbound_allow with the sealed key', async () => {
     const upstream = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
@@ -331,7 +333,8 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
       expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       evaluation: false,
     })
-    expect(h.checks.database).toEqual({ status: 'pass', latency_ms: expect.any(Number) })
+    // On the PostgreSQL run this is the binary talking to PostgreSQL through pg, bundled into it.
+    expect(h.checks.database).toEqual({ status: 'pass', kind: TEST_DATABASE_KIND, latency_ms: expect.any(Number) })
     expect(h.checks.scheduler).toEqual({ status: expect.any(String), jobs: expect.any(Number) })
     expect(h.checks.disk).toEqual({ status: expect.stringMatching(/^(pass|warn)$/), free_bytes: expect.any(Number) })
     for (const probe of ['/api/health/live', '/api/health/ready']) expect((await http(server, 'GET', probe)).body).toEqual({ status: 'pass' })
@@ -442,7 +445,16 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect((await http(server, 'GET', '/api/org/license', { token: orgToken })).body).toMatchObject({ seats: 10, status: 'valid' })
   })
 
-  test('backup FILE while the server runs writes a SQLite copy that opens and holds the users', async () => {
+  test.skipIf(!ON_POSTGRES)('backup FILE on PostgreSQL says to use pg_dump and writes the credential keys beside FILE', async () => {
+    const target = join(tmp, 'backups', 'pg.dump')
+    const r = spawnCli('backup', target, '--data', DATA, '--database-url', ((await testDatabaseFor(DATA)) as { url: string }).url)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('pg_dump')
+    expect(r.stdout).toContain(`${target}.keys`)
+    expect(statSync(`${target}.keys`).mode & 0o777).toBe(0o600)
+  })
+
+  test.skipIf(ON_POSTGRES)('backup FILE while the server runs writes a SQLite copy that opens and holds the users', async () => {
     const target = join(tmp, 'backups', 'copy.db')
     const writes = Array.from({ length: 5 }, (_, i) => http(server, 'POST', '/api/auth/tokens', { token: adminToken, body: { name: `during-backup-${i}` } }))
     const r = spawnCli('backup', target, '--data', DATA)

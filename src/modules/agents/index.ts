@@ -10,7 +10,10 @@ export {
   type AgentRow,
   type AgentsStore,
   type ApplicationUse,
+  type ApplicationUsesCheck,
 } from './service.ts'
-export { agentNameIssue, normaliseAgentName } from './names.ts'
+export type { AgentDesignStore } from './draft.ts'
 export { PublishBody, SaveAgentBody } from './schema.ts'
 export { publishAgentVersion } from './versions.ts'
+export { agentNameIssue, MAX_NAME_LENGTH, NAME_PATTERN, normaliseAgentName } from './names.ts'
+export { readSourceDocument, updateDraft, type AgentDocument, type DocumentItem } from './service.ts'

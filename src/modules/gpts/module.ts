@@ -4,6 +4,7 @@
 import { publicOrigin } from '../../platform/http/public-origin.ts'
 import { LocalRevision } from '../../platform/revision.ts'
 import { VERSION } from '../../version.ts'
+import type { ApplicationUsesCheck } from '../agents/index.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { Toolbox } from '../toolbox/index.ts'
 import { GptActions } from './actions.ts'
@@ -22,6 +23,8 @@ export interface GptsModuleDependencies {
   readonly toolbox: Toolbox
   /** Moves whenever an application, its operations or skills change. */
   readonly applicationsRevision: () => number
+  /** Checks that the applications a GPT is given exist and the admin may see them (the applications module's). */
+  readonly checkApplications: ApplicationUsesCheck
   /** Where failed key attempts are counted (in memory unless given). */
   readonly failedKeyAttempts?: FailedKeyAttempts
 }
@@ -29,7 +32,7 @@ export interface GptsModuleDependencies {
 export function createGptsModule(ctx: ModuleContext, deps: GptsModuleDependencies): GptsModule {
   const { db } = ctx.database
   const revision = new LocalRevision()
-  const service = new GptsService({ db, clock: ctx.clock, revision })
+  const service = new GptsService({ db, clock: ctx.clock, revision, checkApplications: deps.checkApplications })
   const keys = new GptKeyAuthenticator({ db, clock: ctx.clock, revision, attempts: deps.failedKeyAttempts ?? new MemoryFailedKeyAttempts() })
   const offerings = new GptOfferings({ db, toolbox: deps.toolbox, applicationsRevision: deps.applicationsRevision })
   const actions = new GptActions(deps.toolbox, offerings)

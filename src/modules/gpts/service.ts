@@ -4,16 +4,16 @@
 import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
-import { canSeeShared } from '../../platform/auth/shared-items.ts'
 import { writeAudit } from '../../platform/audit.ts'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { GptsTable } from '../../platform/db/tables/gpts.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import { conflict, DomainError, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import type { Revision } from '../../platform/revision.ts'
-import { agentNameIssue, authorizeAgent, normaliseAgentName } from '../agents/index.ts'
+import { agentNameIssue, authorizeAgent, normaliseAgentName, type ApplicationUsesCheck } from '../agents/index.ts'
 import { mintGptKey } from './keys.ts'
 import type { CreateGptBody, Gpt, GptListQuery, GptWithKey } from './schema.ts'
 
@@ -26,13 +26,14 @@ export const ACTIONS_SCHEMA_PATH = '/api/gpt_public/openapi.json'
 /** GET /api/gpts/list is the list: no GPT may be named so. */
 const RESERVED_NAMES = new Set(['list'])
 
-const isUniqueNameViolation = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: gpts\.name/.test(error.message)
 const alreadyInstalled = (name: string) => conflict(`A GPT named '${name}' is already installed`)
 
 export interface GptsServiceOptions {
   readonly db: Kysely<Database>
   readonly clock: Clock
   readonly revision: Revision
+  /** The applications module's check that each application exists and the caller may see it (422 per unknown one). */
+  readonly checkApplications: ApplicationUsesCheck
 }
 
 export class GptsService {
@@ -66,11 +67,16 @@ export class GptsService {
     if (nameIssue) issues.push(nameIssue)
     else if (RESERVED_NAMES.has(name)) issues.push({ loc: ['name'], msg: `'${name}' is reserved: choose another name`, type: 'value_error', input: input.name })
     const applications = [...new Set(input.applications)]
-    for (const [index, apiName] of input.applications.entries()) {
-      if (input.applications.indexOf(apiName) !== index) continue
-      const app = await this.#o.db.selectFrom('applications').select(['owner_id', 'global_spec']).where('api_name', '=', apiName).executeTakeFirst()
-      if (!app || !canSeeShared(principal, app))
-        issues.push({ loc: ['applications', index], msg: `Application not found: '${apiName}'`, type: 'value_error', input: apiName })
+    try {
+      await this.#o.checkApplications(
+        this.#o.db,
+        principal,
+        input.applications.map((apiName) => ({ api_name: apiName })),
+      )
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== 'invalid_input') throw error
+      // The check locates each unknown application at ['applications', i, 'api_name']: here the entry is the name itself.
+      for (const issue of error.issues) issues.push({ ...issue, loc: issue.loc.slice(0, 2) })
     }
     const agentName = input.agent_name ?? null
     if (agentName !== null) {
@@ -120,7 +126,8 @@ export class GptsService {
         await this.#o.revision.changed(trx)
       })
     } catch (error) {
-      if (isUniqueNameViolation(error)) throw alreadyInstalled(name)
+      // The one unique key this transaction can collide with: the installed name.
+      if (isUniqueViolation(error)) throw alreadyInstalled(name)
       throw error
     }
     return { ...this.#record(row, origin), api_key: key.key }
