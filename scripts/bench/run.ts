@@ -16,6 +16,7 @@ const BENCHES = [
   'mcp.ts',
   'console.ts',
   'outbound-stream.ts',
+  'bundles.ts',
   'gpt-apps.ts',
 ]
 

@@ -24,6 +24,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     label: 'Build',
     pages: [
       page('/agents', 'Agents'),
+      page('/marketplace', 'Marketplace'),
       page('/tasks', 'Tasks'),
       page('/applications', 'Applications'),
       page('/gpt-apps', 'GPT apps'),

@@ -13,6 +13,7 @@ import { GptAppsPage } from './pages/gpt-apps.ts'
 import { HistoryPage } from './pages/history.ts'
 import { InsightsPage } from './pages/insights.ts'
 import { LoginPage } from './pages/login.ts'
+import { MarketplacePage } from './pages/marketplace.ts'
 import { OauthConsentPage } from './pages/oauth-consent.ts'
 import { OverviewPage } from './pages/overview.ts'
 import { SettingsPage } from './pages/settings.ts'
@@ -77,6 +78,7 @@ function App() {
     '/overview': () => h(OverviewPage, { me }),
     '/users': () => h(UsersPage, { me }),
     '/agents': () => h(AgentsPage, { me }),
+    '/marketplace': () => h(MarketplacePage, { me }),
     '/tasks': () => h(TasksPage, { me }),
     '/context-types': () => h(ContextTypesPage, { me }),
     '/approvals': () => h(ApprovalsPage, { me }),

@@ -4,12 +4,9 @@
 // database); and applications imported before it answer a clear 404 for their document until their next re-import.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { Kysely } from 'kysely'
-import { BunSqliteDialect } from 'kysely-bun-sqlite'
 import { mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
 import { SecretBox } from '../../src/platform/secrets/secret-box.ts'
 import { SecretStore } from '../../src/platform/secrets/secret-files.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
@@ -43,23 +40,16 @@ const api = (serverUrl: string, title: string) => ({
   },
 })
 
-/**
- * What a database migrated up to 0014 held: the 0007 table, and no 0015 tables or bookkeeping row. Migrations after
- * 0015 are undone first, newest first, with their own `down`, so the database is the one an upgrade from 0014 meets.
- */
-async function rewindTo0014(db: Database): Promise<void> {
-  const kysely = new Kysely<unknown>({ dialect: new BunSqliteDialect({ database: db }) })
-  for (const name of Object.keys(MIGRATIONS)
-    .filter((later) => later > '0015_sealed_secrets_and_documents')
-    .reverse()) {
-    const { down } = MIGRATIONS[name]!
-    if (!down) throw new Error(`${name} has no down(): this test needs it to rewind a database to 0014`)
-    await down(kysely)
-    db.run('DELETE FROM kysely_migration WHERE name = ?', [name])
-  }
+/** What a database migrated up to 0014 held: the 0007 table, and no 0015 (or later) tables or bookkeeping rows. */
+function rewindTo0014(db: Database): void {
   db.run('DROP TABLE sealed_secrets')
   db.run('DROP TABLE application_documents')
   db.run("DELETE FROM kysely_migration WHERE name = '0015_sealed_secrets_and_documents'")
+  // Later migrations are rewound too (their tables dropped, their rows forgotten), so the upgrade runs them in order again.
+  db.run('DROP TABLE marketplace_entries')
+  db.run('DROP TABLE gpt_keys')
+  db.run('DROP TABLE gpts')
+  db.run("DELETE FROM kysely_migration WHERE name > '0015'")
   db.run(`CREATE TABLE application_credentials (
     application_id text not null, scheme text not null, owner text not null, sealed text not null,
     updated_at text not null, updated_by text not null,
@@ -98,7 +88,7 @@ beforeAll(async () => {
   await first.close()
 
   const db = new Database(join(dataDir, 'agentbox.db'))
-  await rewindTo0014(db)
+  rewindTo0014(db)
   const box = new SecretBox(new SecretStore(dataDir))
   insertOldWay(db, box, ids.personal!, member.id, 'key', { api_key: 'old-key-1234' })
   insertOldWay(db, box, ids.personal!, member.id, 'basic', { username: 'ann', password: 'old-password-5678' })
