@@ -41,7 +41,7 @@ describe.skipIf(!hasChromium)('console: GPT apps', () => {
   test('connect a GPT, copy its key once, rotate it, uninstall it', async () => {
     const { page, base } = s
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
-    await page.getByRole('link', { name: 'GPT apps' }).click()
+    await page.getByRole('link', { name: 'GPTs' }).click()
     await page.getByRole('heading', { name: 'GPT apps', level: 1 }).waitFor()
     await page.getByText('No GPT is connected yet. Connect one below.').waitFor()
 
@@ -117,7 +117,7 @@ describe.skipIf(!hasChromium)('console: GPT apps', () => {
     await s.createMember('mia@example.com')
     await s.signIn('mia@example.com')
     const { page } = s
-    await page.getByRole('link', { name: 'GPT apps' }).click()
+    await page.getByRole('link', { name: 'GPTs' }).click()
     await page.getByRole('row', { name: /public-desk/ }).waitFor()
     expect(await page.getByRole('row', { name: /private-desk/ }).count()).toBe(0)
     expect(await page.getByRole('button', { name: /Rotate key|Uninstall/ }).count()).toBe(0)

@@ -51,7 +51,7 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
         'Marketplace',
         'Tasks',
         'Applications',
-        'GPT apps',
+        'GPTs',
         'Context types',
         'Approvals',
         'History',
@@ -128,13 +128,14 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
     const { page, base } = s
     await page.goto(`${base}/api/docs#/applications/postApiSpec_from_file`)
     const operation = page.locator('#operations-applications-postApiSpec_from_file')
-    await operation.waitFor()
+    // Swagger UI renders the whole document before it opens the deep link: seconds on a busy 2-core machine.
+    await operation.waitFor({ timeout: 25_000 })
     if (!(await operation.locator('.try-out').isVisible())) await operation.locator('.opblock-summary').click()
     await operation.getByRole('button', { name: 'Try it out' }).click()
     await operation.locator('input[type="file"]').waitFor()
     expect(await operation.locator('.body-param__text, textarea.body-param__text').count()).toBe(0)
     await s.shot('26-api-docs-upload')
-  }, 30_000)
+  }, 45_000)
 
   test('an application has a URL of its own: the list links to /applications/{api_name}, which survives a reload', async () => {
     const { page, base } = s
