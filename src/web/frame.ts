@@ -28,6 +28,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
       page('/tasks', 'Tasks'),
       page('/applications', 'Applications'),
       page('/mcp-servers', 'MCP servers'),
+      page('/gpt-apps', 'GPTs'),
       page('/context-types', 'Context types'),
     ],
   },
