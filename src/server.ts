@@ -80,6 +80,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.toolbox,
   m.mcp,
   m.oauth,
+  m.chat,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {

@@ -17,6 +17,7 @@ import { createAgentsModule, type AgentsModule } from './agents/module.ts'
 import { createApplicationsModule, type ApplicationsModule } from './applications/module.ts'
 import { createAuthenticator } from './auth/authenticator.ts'
 import { createAuthModule, type AuthModule } from './auth/module.ts'
+import { createChatModule, type ChatModule } from './chat/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
@@ -59,6 +60,8 @@ export interface Modules {
   readonly toolbox: ToolboxModule
   readonly mcp: McpModule
   readonly oauth: OauthModule
+  /** The copilot: chat turns over the toolbox, threads, settings and models (external MCP tools plug into its service). */
+  readonly chat: ChatModule
 }
 
 export interface Platform {
@@ -125,6 +128,10 @@ export function createModules(platform: Platform): Modules {
     interactions: interactions.service,
     licenseLapsed,
   })
+  const settings = createSettingsModule(ctx)
+  // The copilot takes its agent's tools from the same toolbox as the MCP endpoints, so both offer the same tools.
+  // External MCP servers' tools join through `externalTools` (a port of the chat service, null until provided).
+  const chat = createChatModule(ctx, { toolbox: toolbox.service, threads: threads.service, settings: settings.service, providers })
   const mcp = createMcpModule(ctx, {
     authenticate,
     // OAuth access tokens this instance issued, each bound to one MCP URL.
@@ -144,7 +151,7 @@ export function createModules(platform: Platform): Modules {
     console: createConsoleModule({ tenant: tenant.service }),
     auth: createAuthModule(ctx, { accessTokenKey: () => tenant.service.accessTokenKey, passwords, sleep: platform.sleep }),
     users: createUsersModule(ctx, { license: license.service, passwords }),
-    settings: createSettingsModule(ctx),
+    settings,
     contextTypes: createContextTypesModule(ctx),
     interactions,
     agents,
@@ -158,6 +165,7 @@ export function createModules(platform: Platform): Modules {
     toolbox,
     mcp,
     oauth,
+    chat,
   }
 }
 

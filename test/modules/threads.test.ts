@@ -93,7 +93,7 @@ describe('GET /api/threads/{id}', () => {
     ])
     const res = await t.request('GET', `/api/threads/${thread.id}`, { token: alice.token })
     expect(res.status).toBe(200)
-    const none = { tool_calls: null, tool_result: null, model: null, usage: null }
+    const none = { tool_calls: null, tool_result: null, model: null, usage: null, metadata: null }
     expect(res.body.messages.map(({ id, created_at, ...rest }: any) => rest)).toEqual([
       { role: 'system', content: 'Be brief.', ...none },
       { role: 'user', content: 'Weather in Lyon?', ...none },
@@ -107,6 +107,7 @@ describe('GET /api/threads/{id}', () => {
         tool_result: null,
         model: { provider: 'mock', model: 'mock' },
         usage: { input_tokens: 12, output_tokens: 5 },
+        metadata: null,
       },
       { role: 'tool', content: '{"temp":21}', ...none, tool_result: { tool_call_id: 'c1', name: 'get_weather', is_error: false } },
       { role: 'tool', content: 'Malformed JSON', ...none, tool_result: { tool_call_id: 'c2', name: 'get_time', is_error: true } },
@@ -117,6 +118,7 @@ describe('GET /api/threads/{id}', () => {
         tool_result: null,
         model: { provider: 'openai', model: 'gpt-x' },
         usage: { input_tokens: 30, output_tokens: 4 },
+        metadata: null,
       },
     ])
     // Read back for a model: the same conversation in provider messages.
@@ -271,6 +273,7 @@ describe('migration 0014', () => {
         model_name: null,
         input_tokens: null,
         output_tokens: null,
+        metadata: null,
         created_at: NOW,
       },
       {
@@ -284,6 +287,7 @@ describe('migration 0014', () => {
         model_name: null,
         input_tokens: null,
         output_tokens: null,
+        metadata: null,
         created_at: NOW,
       },
       {
@@ -297,6 +301,7 @@ describe('migration 0014', () => {
         model_name: null,
         input_tokens: null,
         output_tokens: null,
+        metadata: null,
         created_at: NOW,
       },
     ])
