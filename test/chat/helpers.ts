@@ -55,3 +55,42 @@ export async function publishedAgent(
   const published = await t.request('POST', `/api/agents/${name}/publish`, { token, body: { note: 'v1' } })
   if (published.status !== 200 && published.status !== 201) throw new Error(`publish: ${published.status} ${JSON.stringify(published.body)}`)
 }
+
+/** A loopback upstream for an application's operations: counts its calls. */
+export function ticketsUpstream() {
+  const calls: string[] = []
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch(request) {
+      const url = new URL(request.url)
+      calls.push(`${request.method} ${url.pathname}`)
+      return Response.json({ id: url.pathname.split('/')[2] ?? null, state: 'open' })
+    },
+  })
+  return { url: `http://127.0.0.1:${server.port}`, calls, stop: () => server.stop(true) }
+}
+
+/** A small API: one read operation and one that changes things, on `serverUrl`, with no credentials needed. */
+export const ticketsApi = (serverUrl: string) => ({
+  openapi: '3.1.0',
+  info: { title: 'Tickets', version: '1' },
+  servers: [{ url: serverUrl }],
+  paths: {
+    '/tickets/{id}': {
+      get: {
+        operationId: 'getTicket',
+        summary: 'Read a ticket',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'ok', content: { 'application/json': { example: { id: 'example', state: 'closed' } } } } },
+      },
+    },
+    '/tickets': {
+      post: {
+        operationId: 'closeTickets',
+        summary: 'Close every ticket',
+        responses: { '200': { description: 'ok', content: { 'application/json': { example: { closed: 0 } } } } },
+      },
+    },
+  },
+})
