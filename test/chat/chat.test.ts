@@ -178,13 +178,18 @@ describe('bad input', () => {
     for (const loc of ['body.message', 'body.mode', 'body.model.provider', 'body.thread_id']) expect(locs).toContain(loc)
     expect((await chat(w.owner.token, {})).body.detail[0]).toMatchObject({ loc: ['body', 'message'], type: 'missing' })
     expect((await chat(w.owner.token, { message: '   ' })).status).toBe(422)
-    expect((await w.t.request('POST', '/api/chat', { token: w.owner.token, rawBody: '{"message":', headers: { 'content-type': 'application/json' } })).status).toBe(422)
+    expect(
+      (await w.t.request('POST', '/api/chat', { token: w.owner.token, rawBody: '{"message":', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(422)
   })
 
   test('models, presets and versions are checked against what exists', async () => {
     const provider = await chat(w.owner.token, { message: 'x', model: { provider: 'openai' } })
     expect(provider.status).toBe(422)
-    expect(provider.body.detail[0]).toMatchObject({ loc: ['body', 'model', 'provider'], msg: 'Model provider "openai" is not configured on this server; configured: mock' })
+    expect(provider.body.detail[0]).toMatchObject({
+      loc: ['body', 'model', 'provider'],
+      msg: 'Model provider "openai" is not configured on this server; configured: mock',
+    })
     const same = await chat(w.owner.token, { message: 'x', model: { provider: 'mock', model: 'mock' }, compare_with: { provider: 'mock' } })
     expect(same.body.detail[0].loc).toEqual(['body', 'compare_with'])
     const preset = await chat(w.owner.token, { message: 'x', preset_id: 'nope' })

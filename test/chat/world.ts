@@ -34,7 +34,10 @@ export async function startChatWorld(options: StartOptions = {}): Promise<ChatWo
     const { status, body } = await res
     if (status >= 300) throw new Error(`${what}: ${status} ${JSON.stringify(body)}`)
   }
-  await must(t.request('POST', '/api/agents', { token: owner.token, body: { name: AGENT, description: 'Helps with tickets', instructions: INSTRUCTIONS } }), 'agent')
+  await must(
+    t.request('POST', '/api/agents', { token: owner.token, body: { name: AGENT, description: 'Helps with tickets', instructions: INSTRUCTIONS } }),
+    'agent',
+  )
   await must(t.request('POST', `/api/agents/${AGENT}/members`, { token: owner.token, body: { email: 'viewer@example.com', role: 'viewer' } }), 'viewer')
   await must(t.request('PATCH', `/api/agents/${AGENT}`, { token: owner.token, body: { applications: [{ api_name: 'tickets' }] } }), 'applications')
   await must(t.request('POST', `/api/workflows/${AGENT}`, { token: owner.token, body: { name: 'refund', definition: gateFlow() } }), 'refund')
