@@ -3,66 +3,26 @@
 // is recorded, or simulated in mock mode); a failing source leaves the chat working. Also the resource read the console
 // uses to draw a tool's UI template (MCP Apps) and skills.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Type } from '@sinclair/typebox'
 import type { Principal } from '../../src/platform/auth/principal.ts'
-import type { Tool, ToolMode } from '../../src/platform/tools/tool.ts'
-import { toolSet } from '../../src/modules/toolbox/tool-set.ts'
+import type { ToolMode } from '../../src/platform/tools/tool.ts'
 import { type FakeServer, startFakeServer } from '../llm/fake-servers.ts'
 import { chatEvents } from './helpers.ts'
+import { UI, weatherSet } from './weather-tools.ts'
 import { AGENT, type ChatWorld, recordedIn, SKILL, startChatWorld } from './world.ts'
 
 let w: ChatWorld
 let openai: FakeServer
 const OPENAI = { provider: 'openai', model: 'gpt-test' }
 const TEMPLATE = '<!doctype html><html><body><p id="out">waiting</p></body></html>'
-const UI = { resourceUri: 'ui://weather/forecast' }
 const alerts: string[] = []
-
-function weatherSet(mode: ToolMode) {
-  const forecast: Tool = {
-    name: 'weather__forecast',
-    description: 'The forecast for a city',
-    inputSchema: Type.Object({ city: Type.String() }),
-    annotations: { readOnlyHint: true },
-    meta: { ui: UI, 'ui/resourceUri': UI.resourceUri },
-    handler: async (_principal, args) => ({ city: (args as { city: string }).city, temp: 21 }),
-  }
-  const alert: Tool = {
-    name: 'weather__alert',
-    description: 'Sends a storm alert',
-    inputSchema: Type.Object({}),
-    annotations: { readOnlyHint: false },
-    handler: async (principal) => {
-      alerts.push(principal.email)
-      return { sent: true }
-    },
-  }
-  return toolSet({
-    name: 'weather',
-    title: 'Weather',
-    mode,
-    recordKind: 'mcp_tool',
-    tools: [forecast, alert],
-    resources: [
-      {
-        uri: UI.resourceUri,
-        name: 'forecast',
-        mimeType: 'text/html;profile=mcp-app',
-        meta: { ui: { prefersBorder: true, csp: { connectDomains: [] } } },
-        read: async () => ({ text: TEMPLATE }),
-      },
-    ],
-    operations: { mode: 'per_operation', count: 0, limit: 64 },
-    hiddenTools: 0,
-  })
-}
+const weather = (mode: ToolMode) => weatherSet(mode, TEMPLATE, alerts)
 
 beforeAll(async () => {
   openai = startFakeServer('openai')
   w = await startChatWorld({ env: { AGENTBOX_OPENAI_BASE_URL: openai.url, AGENTBOX_OPENAI_API_KEY: 'k' } })
   // The viewer connected the weather server; nobody else did. The source always answers a live set: the chat puts it in
   // the turn's mode itself.
-  w.t.server.modules.chat.service.plugExternalTools(async (principal: Principal) => (principal.userId === w.viewer.id ? weatherSet('live') : null))
+  w.t.server.modules.chat.service.plugExternalTools(async (principal: Principal) => (principal.userId === w.viewer.id ? weather('live') : null))
 })
 afterAll(async () => {
   await w.stop()
@@ -121,7 +81,7 @@ describe('external tools in the chat', () => {
       expect(res.body.tool_calls).toEqual([])
       expect(w.t.log.lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'external tools left out of a chat turn' }))
     } finally {
-      service.plugExternalTools(async (principal: Principal) => (principal.userId === w.viewer.id ? weatherSet('live') : null))
+      service.plugExternalTools(async (principal: Principal) => (principal.userId === w.viewer.id ? weather('live') : null))
     }
   })
 })

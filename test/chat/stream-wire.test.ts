@@ -78,3 +78,16 @@ test('a client that closes the connection mid-answer interrupts the turn; the th
   expect('one two three four').toStartWith(thread.messages[1].content)
   openai.release()
 })
+
+test('a JSON turn over the socket runs to its end, tools included', async () => {
+  openai.behave({ toolCalls: [{ id: 'c1', name: 'getTicket', arguments: '{"id":"12"}' }] }, { reply: 'Ticket 12 is open.' })
+  const response = await fetch(`${base}/api/chat`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${w.owner.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: OPENAI, agent_name: 'helpdesk', message: 'ticket 12?' }),
+  })
+  expect(response.status).toBe(200)
+  const body = (await response.json()) as any
+  expect(body.message.content).toBe('Ticket 12 is open.')
+  expect(body.tool_calls).toMatchObject([{ name: 'getTicket', is_error: false }])
+})

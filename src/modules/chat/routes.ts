@@ -5,6 +5,7 @@ import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import { toOpenApiSchema } from '../../platform/http/openapi-schema.ts'
 import { requestContext } from '../../platform/http/request-context.ts'
+import { APP_SANDBOX_PATH, sandboxResponse } from './app-sandbox.ts'
 import { type ChatStreamEvent, SSE_KEEPALIVE, sseBytes } from './events.ts'
 import { CHAT_EVENTS, ChatAnswer, ChatBody, ChatFailure, ChatModels, ResourceContents, ResourceQuery, Starter } from './schema.ts'
 import type { ChatService, OpenTurn } from './service.ts'
@@ -94,74 +95,78 @@ const eventStreamContent = {
 
 export function chatRoutes(guard: AuthGuard, chat: ChatService) {
   const tags = ['chat']
-  return new Elysia({ name: 'chat-routes' })
-    .use(guard)
-    .post(
-      '/api/chat',
-      async ({ principal, body, request }) => {
-        const turn = await chat.open(principal, body)
-        // A turn may take minutes (model calls and tools): the listening server's idle time-out would cut it.
-        requestContext(request)?.allowLongRequest()
-        if (wantsStream(request)) return streamed(turn, request.signal)
-        const result = await turn.run(() => {}, request.signal)
-        const failure = result.primary.error
-        if (failure) {
-          const detail = failure.status === 409 ? { detail: failure.detail } : { detail: failure.detail, thread_id: result.threadId }
-          return new Response(JSON.stringify(detail), { status: failure.status, headers: JSON_HEADERS })
-        }
-        return new Response(JSON.stringify(answer(result)), { headers: JSON_HEADERS })
-      },
-      {
-        auth: 'member',
-        body: ChatBody,
-        response: { 200: ChatAnswer },
-        detail: {
-          tags,
-          summary: 'One chat turn with the copilot, an agent (live, design or mock) and its tools',
-          description:
-            'Answers Server-Sent Events when `Accept` includes `text/event-stream` (failures after the start come as an `error` event, then `done`), else one JSON document. ' +
-            'With `compare_with` the turn runs on both models side by side: tools may execute twice and tokens double.',
-          responses: {
-            200: {
-              description: 'The turn: JSON, or the event stream',
-              content: { 'application/json': { schema: documented(ChatAnswer) }, 'text/event-stream': eventStreamContent },
-            },
-            403: { description: 'mode design or version draft from someone who is not an owner of the agent' },
-            404: { description: 'No such agent (or not one the caller may use), or no such thread of the caller' },
-            409: { description: 'A turn is already running in this thread, or the thread was deleted during the turn' },
-            502: {
-              description: 'The model failed, answered with nothing, or sent a malformed tool call (JSON answers; the thread keeps what was produced)',
-              content: { 'application/json': { schema: documented(ChatFailure) } },
-            },
-            504: {
-              description: 'The model did not answer in time (JSON answers; the thread keeps what was produced)',
-              content: { 'application/json': { schema: documented(ChatFailure) } },
+  return (
+    new Elysia({ name: 'chat-routes' })
+      .use(guard)
+      .post(
+        '/api/chat',
+        async ({ principal, body, request }) => {
+          const turn = await chat.open(principal, body)
+          // A turn may take minutes (model calls and tools): the listening server's idle time-out would cut it.
+          requestContext(request)?.allowLongRequest()
+          if (wantsStream(request)) return streamed(turn, request.signal)
+          const result = await turn.run(() => {}, request.signal)
+          const failure = result.primary.error
+          if (failure) {
+            const detail = failure.status === 409 ? { detail: failure.detail } : { detail: failure.detail, thread_id: result.threadId }
+            return new Response(JSON.stringify(detail), { status: failure.status, headers: JSON_HEADERS })
+          }
+          return new Response(JSON.stringify(answer(result)), { headers: JSON_HEADERS })
+        },
+        {
+          auth: 'member',
+          body: ChatBody,
+          response: { 200: ChatAnswer },
+          detail: {
+            tags,
+            summary: 'One chat turn with the copilot, an agent (live, design or mock) and its tools',
+            description:
+              'Answers Server-Sent Events when `Accept` includes `text/event-stream` (failures after the start come as an `error` event, then `done`), else one JSON document. ' +
+              'With `compare_with` the turn runs on both models side by side: tools may execute twice and tokens double.',
+            responses: {
+              200: {
+                description: 'The turn: JSON, or the event stream',
+                content: { 'application/json': { schema: documented(ChatAnswer) }, 'text/event-stream': eventStreamContent },
+              },
+              403: { description: 'mode design or version draft from someone who is not an owner of the agent' },
+              404: { description: 'No such agent (or not one the caller may use), or no such thread of the caller' },
+              409: { description: 'A turn is already running in this thread, or the thread was deleted during the turn' },
+              502: {
+                description: 'The model failed, answered with nothing, or sent a malformed tool call (JSON answers; the thread keeps what was produced)',
+                content: { 'application/json': { schema: documented(ChatFailure) } },
+              },
+              504: {
+                description: 'The model did not answer in time (JSON answers; the thread keeps what was produced)',
+                content: { 'application/json': { schema: documented(ChatFailure) } },
+              },
             },
           },
         },
-      },
-    )
-    .get('/api/chat/starters', ({ principal }) => chat.starters(principal), {
-      auth: 'member',
-      response: { 200: t.Array(Starter) },
-      detail: { tags, summary: 'My conversation starters (settings), each with the message it sends' },
-    })
-    .get('/api/chat/models', () => chat.models(), {
-      auth: 'member',
-      response: { 200: ChatModels },
-      detail: { tags, summary: 'The model providers configured on this server, and the default model' },
-    })
-    .get('/api/chat/resource', ({ principal, query }) => chat.resource(principal, query), {
-      auth: 'member',
-      query: ResourceQuery,
-      response: { 200: ResourceContents },
-      detail: {
-        tags,
-        summary: "Reads a resource of a chat's tools (a tool's UI template, a skill), as MCP resources/read answers it",
-        responses: {
-          403: { description: 'mode design or version draft from someone who is not an owner of the agent' },
-          404: { description: 'No such agent the caller may use, or no such resource among the chat’s tools' },
+      )
+      .get('/api/chat/starters', ({ principal }) => chat.starters(principal), {
+        auth: 'member',
+        response: { 200: t.Array(Starter) },
+        detail: { tags, summary: 'My conversation starters (settings), each with the message it sends' },
+      })
+      .get('/api/chat/models', () => chat.models(), {
+        auth: 'member',
+        response: { 200: ChatModels },
+        detail: { tags, summary: 'The model providers configured on this server, and the default model' },
+      })
+      // The page MCP Apps views are drawn in (public: it holds nothing; the console hands it the template).
+      .get(APP_SANDBOX_PATH, ({ query }) => sandboxResponse(query as Record<string, string | undefined>), { detail: { hide: true } })
+      .get('/api/chat/resource', ({ principal, query }) => chat.resource(principal, query), {
+        auth: 'member',
+        query: ResourceQuery,
+        response: { 200: ResourceContents },
+        detail: {
+          tags,
+          summary: "Reads a resource of a chat's tools (a tool's UI template, a skill), as MCP resources/read answers it",
+          responses: {
+            403: { description: 'mode design or version draft from someone who is not an owner of the agent' },
+            404: { description: 'No such agent the caller may use, or no such resource among the chat’s tools' },
+          },
         },
-      },
-    })
+      })
+  )
 }
