@@ -15,6 +15,7 @@ const BENCHES = [
   'mcp.ts',
   'console.ts',
   'outbound-stream.ts',
+  'chat.ts',
 ]
 
 const args = process.argv.slice(2)
