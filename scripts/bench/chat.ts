@@ -211,9 +211,19 @@ console.log(`  ${'first delta, copilot, over HTTP'.padEnd(36)} ${fmt(median(delt
 const turn = medians['chat turn, one tool call']!
 const exec = medians['POST …/execute, same operation']!
 console.log(`chat turn / execute: ${(turn / exec).toFixed(2)}x (${(turn - exec).toFixed(3)} ms more: two mock model calls, the thread's writes)`)
-console.log(`throughput with ${CONCURRENCY} in flight, ${SECONDS} s each: ${turnsPerSecond.toFixed(0)} chat turns/s, ${executesPerSecond.toFixed(0)} executes/s (${(turnsPerSecond / executesPerSecond).toFixed(2)}x)`)
+console.log(
+  `throughput with ${CONCURRENCY} in flight, ${SECONDS} s each: ${turnsPerSecond.toFixed(0)} chat turns/s, ${executesPerSecond.toFixed(0)} executes/s (${(turnsPerSecond / executesPerSecond).toFixed(2)}x)`,
+)
 const worstFirstByte = Math.max(medians['first byte, copilot']!, medians['first byte, agent with tools']!, medians['first byte, copilot, over HTTP']!)
 console.log(`target first byte < 20 ms: ${worstFirstByte < 20 ? 'met' : 'NOT met'} (${fmt(worstFirstByte)})`)
-if (opts.json) writeFileSync(opts.json, JSON.stringify({ medians, deltas: { copilot: median(deltas.copilot), agent: median(deltas.agent), http: median(deltas.http) }, turnsPerSecond, executesPerSecond }, null, 2))
+if (opts.json)
+  writeFileSync(
+    opts.json,
+    JSON.stringify(
+      { medians, deltas: { copilot: median(deltas.copilot), agent: median(deltas.agent), http: median(deltas.http) }, turnsPerSecond, executesPerSecond },
+      null,
+      2,
+    ),
+  )
 listener.stop(true)
 process.exit(0)

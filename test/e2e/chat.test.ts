@@ -62,7 +62,11 @@ describe.skipIf(!hasChromium)('chat in the console', () => {
     expect(new URL(page.url()).pathname).toBe('/approvals')
     // The conversation is listed and reopens with its turns and tool calls.
     await page.goto(`${base}/chat`)
-    await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /run_workflow/ }).first().click()
+    await page
+      .getByRole('navigation', { name: 'Conversations' })
+      .getByRole('button', { name: /run_workflow/ })
+      .first()
+      .click()
     await page.getByTestId('user-message').nth(1).waitFor()
     expect(await page.getByTestId('user-message').allTextContents()).toEqual([
       'run_workflow {"workflow": "echo", "input": {"text": "ping"}}',
@@ -117,7 +121,10 @@ describe.skipIf(!hasChromium)('chat in the console', () => {
     await s.shot('31-chat-compare')
     // Reopened, the thread still shows both answers.
     await page.reload()
-    await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /Which of you is better/ }).click()
+    await page
+      .getByRole('navigation', { name: 'Conversations' })
+      .getByRole('button', { name: /Which of you is better/ })
+      .click()
     await page.getByTestId('compare-view').waitFor()
     expect(await page.getByTestId('compare-view').getByTestId('chat-side').nth(1).textContent()).toContain('mock-rival')
   }, 60_000)

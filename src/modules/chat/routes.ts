@@ -114,7 +114,9 @@ export function chatRoutes(guard: AuthGuard, chat: ChatService) {
           return new Response(JSON.stringify(answer(result)), { headers: JSON_HEADERS })
         },
         {
-          auth: 'member',
+          // Like the MCP endpoints, chat keeps working once the licence has lapsed: the toolbox refuses the tools that
+          // change things, and read-only tools still answer.
+          auth: { role: 'member', whenLicenseLapsed: 'allowed' },
           body: ChatBody,
           response: { 200: ChatAnswer },
           detail: {
