@@ -89,7 +89,7 @@ describe('a turn', () => {
         kind: 'mcp_tool',
         api_title: AGENT,
         action: 'getTicket',
-        is_error: 0,
+        is_error: false,
         client_source: 'agentbox-copilot',
         conversation_id: threadId,
         user_input: 'Look at getTicket {"id": "42"} for me',

@@ -61,11 +61,13 @@ export async function startChatWorld(options: StartOptions = {}): Promise<ChatWo
 /** The tool calls recorded in one conversation, oldest first. */
 export async function recordedIn(w: ChatWorld, conversationId: string) {
   await w.settle()
-  return w.t.server.database.db
+  const rows = await w.t.server.database.db
     .selectFrom('interactions')
     .select(['user_id', 'kind', 'api_title', 'action', 'is_error', 'client_source', 'conversation_id', 'user_input', 'arguments'])
     .where('conversation_id', '=', conversationId)
     .orderBy('created_at')
     .orderBy('id')
     .execute()
+  // SQLite keeps booleans as 0/1, PostgreSQL as booleans: compared as booleans.
+  return rows.map((row) => ({ ...row, is_error: Boolean(row.is_error) }))
 }

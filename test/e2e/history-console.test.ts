@@ -49,6 +49,7 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
         'Overview',
         'Chat',
         'Agents',
+        'Marketplace',
         'Tasks',
         'Applications',
         'Context types',
