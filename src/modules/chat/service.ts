@@ -19,7 +19,7 @@ import type { Emit } from './events.ts'
 import { type ChatSettings, systemPrompt } from './instructions.ts'
 import type { ModelSide } from './model-loop.ts'
 import type { ChatBody, ResourceQuery } from './schema.ts'
-import { runTurn, type TurnPlan, type TurnResult } from './turn.ts'
+import { failedTurn, runTurn, type TurnPlan, type TurnResult } from './turn.ts'
 
 export type ChatRequest = Static<typeof ChatBody>
 export type ChatResourceQuery = Static<typeof ResourceQuery>
@@ -223,10 +223,16 @@ export class ChatService {
 
   async #track(threadId: string, plan: TurnPlan, emit: Emit, signal: AbortSignal | undefined): Promise<TurnResult> {
     const aborted = signal ? AbortSignal.any([signal, this.#shutdown.signal]) : this.#shutdown.signal
-    const running = runTurn(this.#deps, plan, emit, aborted).finally(() => {
-      this.#busy.delete(threadId)
-      this.#running.delete(running)
-    })
+    const running = runTurn(this.#deps, plan, emit, aborted)
+      .catch((error: unknown) => {
+        // Every expected failure is already an outcome; this is a bug, reported without its details and logged.
+        this.#deps.logger.error('chat turn failed', { thread_id: threadId, ...errorFields(error) })
+        return failedTurn(plan, emit)
+      })
+      .finally(() => {
+        this.#busy.delete(threadId)
+        this.#running.delete(running)
+      })
     this.#running.add(running)
     return running
   }

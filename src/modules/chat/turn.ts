@@ -128,4 +128,27 @@ export async function runTurn(deps: TurnDeps, plan: TurnPlan, emit: Emit, signal
   return { threadId: plan.threadId, primary, comparison, suggestions, usage }
 }
 
+const UNEXPECTED = 'The turn failed unexpectedly; the server log has the details'
+
+/** The end of a turn that broke where no failure was expected: an error and done, as every turn ends. */
+export function failedTurn(plan: TurnPlan, emit: Emit): TurnResult {
+  const primary: ModelOutcome = {
+    ref: plan.primary.ref,
+    text: '',
+    lastText: '',
+    lastUsage: null,
+    usage: null,
+    toolCalls: [],
+    stopReason: 'error',
+    error: { detail: UNEXPECTED, status: 502 },
+  }
+  try {
+    emit({ event: 'error', data: { detail: UNEXPECTED, model: plan.primary.ref } })
+    emit({ event: 'done', data: { thread_id: plan.threadId } })
+  } catch {
+    // The stream is gone.
+  }
+  return { threadId: plan.threadId, primary, comparison: null, suggestions: null, usage: null }
+}
+
 export type { ModelRef }
