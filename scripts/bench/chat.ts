@@ -210,7 +210,9 @@ console.log(`  ${'first delta, agent with tools'.padEnd(36)} ${fmt(median(deltas
 console.log(`  ${'first delta, copilot, over HTTP'.padEnd(36)} ${fmt(median(deltas.http))}`)
 const turn = medians['chat turn, one tool call']!
 const exec = medians['POST …/execute, same operation']!
-console.log(`chat turn / execute: ${(turn / exec).toFixed(2)}x (${(turn - exec).toFixed(3)} ms more: two mock model calls, the thread's writes)`)
+console.log(
+  `chat turn / execute: ${(turn / exec).toFixed(2)}x (a difference of ${(turn - exec).toFixed(3)} ms; execute waits for its record's commit to answer its id, a chat turn does not)`,
+)
 console.log(
   `throughput with ${CONCURRENCY} in flight, ${SECONDS} s each: ${turnsPerSecond.toFixed(0)} chat turns/s, ${executesPerSecond.toFixed(0)} executes/s (${(turnsPerSecond / executesPerSecond).toFixed(2)}x)`,
 )
