@@ -101,7 +101,12 @@ describe('a turn', () => {
     expect(saved.agent_name).toBe(AGENT)
     expect(saved.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
     expect(saved.messages[1].tool_calls).toEqual([{ id: 'mock_1_0', name: 'getTicket', arguments: { id: '42' } }])
-    expect(saved.messages[2]).toMatchObject({ tool_result: { tool_call_id: 'mock_1_0', name: 'getTicket', is_error: false }, content: result.content })
+    expect(saved.messages[2]).toMatchObject({
+      tool_result: { tool_call_id: 'mock_1_0', name: 'getTicket', is_error: false },
+      content: result.content,
+      // Kept so that a reopened thread draws the result as it was (a UI template's view, an approval's link).
+      metadata: { _meta: operationMeta },
+    })
   })
 
   test('the instructions reach the model: the live version’s, not the draft’s', async () => {

@@ -73,6 +73,7 @@ describe.skipIf(!hasChromium)('chat in the console', () => {
       'run_workflow {"workflow": "payout", "input": {"amount": 9}}',
     ])
     expect(await page.getByTestId('tool-call').count()).toBe(2)
+    expect(await page.locator('.chat-approval').getByRole('link').getAttribute('href')).toBe(href)
     expect(await page.getByLabel('Agent', { exact: true }).inputValue()).toBe(AGENT)
     expect(s.pageErrors).toEqual([])
   }, 60_000)

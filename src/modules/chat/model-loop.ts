@@ -179,7 +179,16 @@ export async function runModel(side: ModelSide, context: LoopContext): Promise<M
       }
       outcome.toolCalls.push(view)
       emit({ event: 'tool_result', data: { ...view, model: ref } })
-      results.push({ role: 'tool', tool_call_id: call.id, name: call.name, content, ...(isError && { is_error: true }) })
+      // The thread keeps what the console needs to draw the result again: the tool's _meta (its view) and the approval.
+      const kept = { ...(meta && { _meta: meta }), ...(approval && { approval }) }
+      results.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        name: call.name,
+        content,
+        ...(isError && { is_error: true }),
+        ...(Object.keys(kept).length > 0 && { metadata: kept }),
+      })
     }
     return { results, malformed }
   }

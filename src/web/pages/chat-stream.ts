@@ -222,7 +222,14 @@ export function turnsOf(thread: SavedThread): Turn[] {
       }
     } else if (message.role === 'tool' && message.tool_result) {
       const part = side.parts.find((p): p is ToolPart => p.kind === 'tool' && p.id === message.tool_result!.tool_call_id && !p.result)
-      if (part) part.result = { is_error: message.tool_result.is_error, content: message.content }
+      if (part) {
+        part.result = {
+          is_error: message.tool_result.is_error,
+          content: message.content,
+          ...(message.metadata?.approval && { approval: message.metadata.approval }),
+        }
+        if (message.metadata?._meta) part.meta = message.metadata._meta
+      }
     }
   }
   return out
