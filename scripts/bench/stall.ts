@@ -170,7 +170,12 @@ const chatMessage = (() => {
 })()
 let chatThread: string | undefined
 const chatTurn = async () => {
-  const reply = await call('POST', '/api/chat', member, { message: chatMessage, agent_name: 'stall-bot', mode: 'design', ...(chatThread && { thread_id: chatThread }) })
+  const reply = await call('POST', '/api/chat', member, {
+    message: chatMessage,
+    agent_name: 'stall-bot',
+    mode: 'design',
+    ...(chatThread && { thread_id: chatThread }),
+  })
   if (reply.status !== 200) throw new Error(`chat: ${reply.status} ${JSON.stringify(reply.json).slice(0, 300)}`)
   chatThread = reply.json.thread_id
   return reply

@@ -61,7 +61,10 @@ describe.skipIf(!hasChromium)('a tool result drawn as an MCP Apps view', () => {
     expect(await call.getByTestId('tool-result').textContent()).toContain('"temp": 21')
     // Reopened from the thread, the result is drawn again with its view.
     await page.reload()
-    await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /weather__forecast/ }).click()
+    await page
+      .getByRole('navigation', { name: 'Conversations' })
+      .getByRole('button', { name: /weather__forecast/ })
+      .click()
     await page.frameLocator('iframe[data-testid="mcp-app"]').getByText('Lyon: 21 degrees').waitFor()
     expect(pageErrors).toEqual([])
   }, 30_000)
