@@ -157,7 +157,8 @@ const skill = `---\nname: big-skill\ndescription: d\nmetadata:\n${Array.from({ l
 
 // Issue 30: a chat turn in a long thread. Each turn sends a 100,000-character message that has the mock call an echo
 // workflow with ~90,000 characters, so the thread grows by a 100 KB user message, a 90 KB tool call and a 50 KB tool
-// result (the cut) per turn, and every turn reads the latest 50 messages (~3 MB) back for the model.
+// result (the cut) per turn, and every turn reads the thread back for the model (50 messages, ~3 MB, before the
+// history was capped at 400,000 characters and read in pages).
 const echo = await call('POST', '/api/workflows/stall-bot', member, {
   name: 'echo',
   definition: { nodes: [{ id: 'o', type: 'agentbox.output', params: { value: '{{ $json }}' } }], connections: [] },
@@ -196,7 +197,7 @@ const HEAVY: Record<string, () => Promise<unknown>> = {
     call('POST', `/api/workflows/stall-bot/${fanOut.json?.id}/run`, member, { version: 'draft', input: { x: emptyObjects } }),
   'workflow real run of 99,992 steps (recording full)': () =>
     call('POST', `/api/workflows/stall-bot/${longRun.json?.id}/run`, member, { version: 'draft', input: { xs: items } }),
-  'chat turn in a long thread (a 100 KB message, a 90 KB tool call, 50 messages of ~3 MB read back)': chatTurn,
+  'chat turn in a long thread (a 100 KB message, a 90 KB tool call; 400,000 characters of history read back)': chatTurn,
 }
 
 /** The server's resident memory now (Linux), in MB. */
