@@ -90,6 +90,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.bundles,
   m.marketplace,
   m.chat,
+  m.gpts,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {

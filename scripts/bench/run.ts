@@ -18,6 +18,7 @@ const BENCHES = [
   'outbound-stream.ts',
   'bundles.ts',
   'chat.ts',
+  'gpt-apps.ts',
 ]
 
 const args = process.argv.slice(2)

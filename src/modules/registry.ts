@@ -22,6 +22,7 @@ import { createChatModule, type ChatModule } from './chat/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
+import { createGptsModule, type GptsModule } from './gpts/module.ts'
 import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
@@ -66,6 +67,8 @@ export interface Modules {
   readonly marketplace: MarketplaceModule
   /** The copilot: chat turns over the toolbox, threads, settings and models (external MCP tools plug into its service). */
   readonly chat: ChatModule
+  /** Custom GPTs connected to the organisation: their records and keys, and the actions they call through the toolbox. */
+  readonly gpts: GptsModule
 }
 
 export interface Platform {
@@ -145,6 +148,11 @@ export function createModules(platform: Platform): Modules {
     toolbox: toolbox.service,
   })
   const bundles = createBundlesModule(ctx, { applications: applications.service, checkApplicationUses: applications.checkAgentUses })
+  const gpts = createGptsModule(ctx, {
+    toolbox: toolbox.service,
+    applicationsRevision: () => applications.tools.revision,
+    checkApplications: applications.checkAgentUses,
+  })
   return {
     license,
     tenant,
@@ -175,6 +183,7 @@ export function createModules(platform: Platform): Modules {
     bundles,
     marketplace: createMarketplaceModule(ctx, { bundles: bundles.service }),
     chat,
+    gpts,
   }
 }
 

@@ -47,6 +47,8 @@ function rewindTo0014(db: Database): void {
   db.run("DELETE FROM kysely_migration WHERE name = '0015_sealed_secrets_and_documents'")
   // Later migrations are rewound too (their tables dropped, their rows forgotten), so the upgrade runs them in order again.
   db.run('DROP TABLE marketplace_entries')
+  db.run('DROP TABLE gpt_keys')
+  db.run('DROP TABLE gpts')
   db.run('ALTER TABLE thread_messages DROP COLUMN metadata')
   db.run("DELETE FROM kysely_migration WHERE name > '0015'")
   db.run(`CREATE TABLE application_credentials (
