@@ -7,6 +7,7 @@ import type pg from 'pg'
 import { ChangeTracker, createPool, TrackedPostgresDialect } from './postgres.ts'
 import type { Database } from './schema.ts'
 import type { DatabaseKind, DatabaseTarget } from './target.ts'
+import { registerSqliteWriter } from './write-transaction.ts'
 
 /**
  * PocketBase's pragmas, in its order: busy_timeout must come first so that switching to WAL waits
@@ -95,6 +96,7 @@ function openSqlite(path: string): SqliteHandle {
   // skips re-preparing identical SQL (~35 % per query, measured). Statements are never finalized by the dialect.
   const cachedStatements = { prepare: (sql: string) => writer.query(sql), close: () => writer.close() } as unknown as Sqlite
   const db = new Kysely<Database>({ dialect: new BunSqliteDialect({ database: cachedStatements }) })
+  registerSqliteWriter(db, writer)
 
   const totalChanges = writer.query<{ n: number }, []>('SELECT total_changes() AS n')
 
