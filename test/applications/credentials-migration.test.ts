@@ -40,11 +40,14 @@ const api = (serverUrl: string, title: string) => ({
   },
 })
 
-/** What a database migrated up to 0014 held: the 0007 table, and no 0015 tables or bookkeeping row. */
+/** What a database migrated up to 0014 held: the 0007 table, and no 0015 (or later) tables or bookkeeping rows. */
 function rewindTo0014(db: Database): void {
   db.run('DROP TABLE sealed_secrets')
   db.run('DROP TABLE application_documents')
   db.run("DELETE FROM kysely_migration WHERE name = '0015_sealed_secrets_and_documents'")
+  // Later migrations are rewound too (their tables dropped, their rows forgotten), so the upgrade runs them in order again.
+  db.run('DROP TABLE marketplace_entries')
+  db.run("DELETE FROM kysely_migration WHERE name > '0015'")
   db.run(`CREATE TABLE application_credentials (
     application_id text not null, scheme text not null, owner text not null, sealed text not null,
     updated_at text not null, updated_by text not null,

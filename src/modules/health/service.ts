@@ -4,8 +4,8 @@ import type { LicenseMode } from '../../config.ts'
 import type { DatabaseKind } from '../../platform/db/target.ts'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { UntrustedForwarding } from '../../platform/http/client-address.ts'
-import type { LicenseService } from '../license/service.ts'
-import type { TenantService } from '../tenant/service.ts'
+import type { LicenseService } from '../license/index.ts'
+import type { TenantService } from '../tenant/index.ts'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
 

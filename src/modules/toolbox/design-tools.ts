@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
-import { getAgent, publishAgentVersion, PublishBody, SaveAgentBody, saveAgent, type AgentsStore } from '../agents/index.ts'
+import { getAgent, publishAgentVersion, PublishBody, SaveAgentBody, saveAgent, type AgentDesignStore } from '../agents/index.ts'
 import { deleteSkill, listSkills, putSkill, SkillBody } from '../skills/index.ts'
 import { createWorkflow, deleteWorkflow, listWorkflows, replaceWorkflow, WORKFLOW_NOT_FOUND, WorkflowBody, type WorkflowInput } from '../workflows/index.ts'
 
@@ -29,9 +29,9 @@ const REMOVE = { readOnlyHint: false, destructiveHint: true, idempotentHint: tru
 
 /** The design tools of one agent; `runWorkflow` is the workflows module's run_workflow over the draft (dry runs by default). */
 export class DesignTools {
-  readonly #store: AgentsStore
+  readonly #store: AgentDesignStore
 
-  constructor(store: AgentsStore) {
+  constructor(store: AgentDesignStore) {
     this.#store = store
   }
 
