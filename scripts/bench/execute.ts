@@ -191,7 +191,15 @@ const recordedBefore = await interactionCount()
 await load('proxy', CONCURRENCY, 2)
 await load('execute', CONCURRENCY, 2)
 
-const rounds: { proxy_cpu_us: number; execute_cpu_us: number; ratio: number; proxy_rps: number; execute_rps: number; proxy_cpu_share: number; execute_cpu_share: number }[] = []
+const rounds: {
+  proxy_cpu_us: number
+  execute_cpu_us: number
+  ratio: number
+  proxy_rps: number
+  execute_rps: number
+  proxy_cpu_share: number
+  execute_cpu_share: number
+}[] = []
 for (let round = 0; round < ROUNDS; round++) {
   const order: ('proxy' | 'execute')[] = round % 2 === 0 ? ['proxy', 'execute'] : ['execute', 'proxy']
   const got: Record<string, Load & { cpu_us: number }> = {}

@@ -113,18 +113,23 @@ export class GroupCommitInserts {
    * SQLite the whole batch runs as one synchronous piece on the writer (platform/db/write-transaction.ts).
    */
   async #commitRows(rows: InteractionsTable[]): Promise<void> {
-    await writeTransaction(this.#db, async (run) => {
-      let first = Number.POSITIVE_INFINITY
-      let last = 0
-      for (const row of rows) {
-        // SQLite reports each row's rowid; PostgreSQL has none, and the rollups find the rows by id there.
-        const { insertId } = await run(this.#query(row))
-        if (insertId === undefined) continue
-        first = Math.min(first, insertId)
-        last = Math.max(last, insertId)
-      }
-      const inserted = this.#kind === 'sqlite' ? ({ kind: 'sqlite', first, last } as const) : ({ kind: 'postgres', ids: rows.map((row) => row.id) } as const)
-      for (const query of insightsRollupStatements(this.#db, inserted)) await run(query)
-    })
+    await writeTransaction(
+      this.#db,
+      async (run) => {
+        let first = Number.POSITIVE_INFINITY
+        let last = 0
+        for (const row of rows) {
+          // SQLite reports each row's rowid; PostgreSQL has none, and the rollups find the rows by id there.
+          const { insertId } = await run(this.#query(row))
+          if (insertId === undefined) continue
+          first = Math.min(first, insertId)
+          last = Math.max(last, insertId)
+        }
+        const inserted = this.#kind === 'sqlite' ? ({ kind: 'sqlite', first, last } as const) : ({ kind: 'postgres', ids: rows.map((row) => row.id) } as const)
+        for (const query of insightsRollupStatements(this.#db, inserted)) await run(query)
+        // Records and their counts: nothing the authenticator remembers (users, sessions, tokens) changes with them.
+      },
+      { unstamped: true },
+    )
   }
 }
