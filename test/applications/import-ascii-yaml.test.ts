@@ -57,7 +57,7 @@ describe('YAML read from ASCII text with placeholders', () => {
     const ascii = asciiText(encode(YAML))
     expect(ascii).not.toBeNull()
     // One byte a character: nothing past ASCII is left in the text.
-    expect(/^[\x00-\x7f]*$/.test(ascii!.text)).toBe(true)
+    expect([...ascii!.text].every((character) => character.charCodeAt(0) < 0x80)).toBe(true)
     const fromAscii = await importApiDocument({ ...ascii! })
     const fromText = await importApiDocument(new TextDecoder().decode(encode(YAML)))
     expect(fromAscii).toEqual(fromText)
@@ -67,7 +67,7 @@ describe('YAML read from ASCII text with placeholders', () => {
     const operation = fromAscii.operations.find((entry) => entry.path === '/café/{ĩd}')!
     expect(operation.operation_id).toBe('get_caf_d')
     expect(operation.summary).toBe("It's “quoted” — 😀")
-    expect(JSON.parse(operation.input_schema).properties['ĩd'].enum).toEqual(['ä', 'öü', '𝄞'])
+    expect(JSON.parse(operation.input_schema).properties.ĩd.enum).toEqual(['ä', 'öü', '𝄞'])
     expect(JSON.parse(operation.sample).body).toEqual({ naïve: 'résumé', '🔑': '✓' })
   })
 
