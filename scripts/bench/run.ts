@@ -17,6 +17,7 @@ const BENCHES = [
   'console.ts',
   'outbound-stream.ts',
   'bundles.ts',
+  'execute.ts',
 ]
 
 const args = process.argv.slice(2)
