@@ -35,6 +35,9 @@ self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer } | { close: tr
   }
   try {
     const { operations, ...document } = await importApiDocument(sourceOf(event.data))
+    // The parsed tree is garbage now (the operations are strings): collected here, on this thread, before the request
+    // thread starts storing, so that the two never hold their peaks at once.
+    Bun.gc(true)
     for (let start = 0; start < operations.length; start += OPERATIONS_PER_MESSAGE)
       answer({ ok: true, operations: operations.slice(start, start + OPERATIONS_PER_MESSAGE) })
     answer({ ok: true, result: { ...document, operations: [] } })
