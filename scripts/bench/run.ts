@@ -18,6 +18,7 @@ const BENCHES = [
   'outbound-stream.ts',
   'bundles.ts',
   'gpt-apps.ts',
+  'execute.ts',
 ]
 
 const args = process.argv.slice(2)
