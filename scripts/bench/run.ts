@@ -19,6 +19,7 @@ const BENCHES = [
   'bundles.ts',
   'chat.ts',
   'gpt-apps.ts',
+  'execute.ts',
 ]
 
 const args = process.argv.slice(2)
