@@ -90,6 +90,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.bundles,
   m.marketplace,
   m.mcpServers,
+  m.chat,
   m.gpts,
 ]
 

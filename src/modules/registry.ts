@@ -18,6 +18,7 @@ import { createApplicationsModule, type ApplicationsModule } from './application
 import { createAuthenticator } from './auth/authenticator.ts'
 import { createAuthModule, type AuthModule } from './auth/module.ts'
 import { createBundlesModule, type BundlesModule } from './bundles/module.ts'
+import { createChatModule, type ChatModule } from './chat/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
@@ -67,6 +68,8 @@ export interface Modules {
   readonly marketplace: MarketplaceModule
   /** External MCP servers: registered by admins, connected per user; their tools reach chat and the gateway. */
   readonly mcpServers: McpServersModule
+  /** The copilot: chat turns over the toolbox, threads, settings and models, with the caller's external MCP servers' tools. */
+  readonly chat: ChatModule
   /** Custom GPTs connected to the organisation: their records and keys, and the actions they call through the toolbox. */
   readonly gpts: GptsModule
 }
@@ -128,7 +131,7 @@ export function createModules(platform: Platform): Modules {
   const workflows = createWorkflowsModule(ctx, { providers })
   const oauth = createOauthModule(ctx, { outbound })
   const mcpServers = createMcpServersModule(ctx, { secrets: vault, outbound })
-  // One toolbox for every transport that offers an agent's tools: MCP today; chat, the gateway and GPT apps next.
+  // One toolbox for every transport that offers an agent's tools: MCP, chat, the gateway and GPT apps.
   const toolbox = createToolboxModule(ctx, {
     checkApplicationUses: applications.checkAgentUses,
     workflowTools: workflows.tools,
@@ -138,6 +141,16 @@ export function createModules(platform: Platform): Modules {
     interactions: interactions.service,
     licenseLapsed,
     externalServers: mcpServers.external,
+  })
+  const settings = createSettingsModule(ctx)
+  // The copilot takes its agent's tools from the same toolbox as the MCP endpoints, so both offer the same tools.
+  // The external MCP servers the caller connected join each turn after the agent's tools: the same set as the gateway's.
+  const chat = createChatModule(ctx, {
+    toolbox: toolbox.service,
+    threads: threads.service,
+    settings: settings.service,
+    providers,
+    externalTools: (principal, mode) => toolbox.service.externalTools(principal, mode),
   })
   const mcp = createMcpModule(ctx, {
     authenticate,
@@ -164,7 +177,7 @@ export function createModules(platform: Platform): Modules {
     console: createConsoleModule({ tenant: tenant.service }),
     auth: createAuthModule(ctx, { accessTokenKey: () => tenant.service.accessTokenKey, passwords, sleep: platform.sleep }),
     users: createUsersModule(ctx, { license: license.service, passwords }),
-    settings: createSettingsModule(ctx),
+    settings,
     contextTypes: createContextTypesModule(ctx),
     interactions,
     agents,
@@ -181,6 +194,7 @@ export function createModules(platform: Platform): Modules {
     bundles,
     marketplace: createMarketplaceModule(ctx, { bundles: bundles.service }),
     mcpServers,
+    chat,
     gpts,
   }
 }

@@ -50,6 +50,7 @@ function rewindTo0014(db: Database): void {
   for (const table of ['mcp_servers', 'mcp_server_connections', 'mcp_server_authorizations']) db.run(`DROP TABLE ${table}`)
   db.run('DROP TABLE gpt_keys')
   db.run('DROP TABLE gpts')
+  db.run('ALTER TABLE thread_messages DROP COLUMN metadata')
   db.run("DELETE FROM kysely_migration WHERE name > '0015'")
   db.run(`CREATE TABLE application_credentials (
     application_id text not null, scheme text not null, owner text not null, sealed text not null,
