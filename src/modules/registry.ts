@@ -33,6 +33,7 @@ import { createTasksModule, type TasksModule } from './tasks/module.ts'
 import { createTenantModule, type TenantModule } from './tenant/module.ts'
 import { createThreadsModule, type ThreadsModule } from './threads/module.ts'
 import { createToolboxModule, type ToolboxModule } from './toolbox/module.ts'
+import { createUiTemplatesModule, type UiTemplatesModule } from './ui-templates/module.ts'
 import { createUsersModule, type UsersModule } from './users/module.ts'
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/module.ts'
 
@@ -55,6 +56,8 @@ export interface Modules {
   readonly threads: ThreadsModule
   readonly applications: ApplicationsModule
   readonly insights: InsightsModule
+  /** UI templates of operations (MCP Apps) and their repositories. */
+  readonly uiTemplates: UiTemplatesModule
   /** The agent toolbox: every transport's tool sets and the one run step that records their calls. */
   readonly toolbox: ToolboxModule
   readonly mcp: McpModule
@@ -116,12 +119,15 @@ export function createModules(platform: Platform): Modules {
   const skills = createSkillsModule(ctx, { applications: applications.skills })
   const workflows = createWorkflowsModule(ctx, { providers })
   const oauth = createOauthModule(ctx, { outbound })
+  const uiTemplates = createUiTemplatesModule(ctx, { secrets: vault, outbound, applications: applications.service })
   // One toolbox for every transport that offers an agent's tools: MCP today; chat, the gateway and GPT apps next.
   const toolbox = createToolboxModule(ctx, {
     workflowTools: workflows.tools,
     skillTools: skills.tools,
     operationTools: applications.tools,
     applicationSkills: applications.skills,
+    templates: uiTemplates.catalog,
+    templateDesign: uiTemplates.service,
     interactions: interactions.service,
     licenseLapsed,
   })
@@ -155,6 +161,7 @@ export function createModules(platform: Platform): Modules {
     threads,
     applications,
     insights: createInsightsModule(ctx),
+    uiTemplates,
     toolbox,
     mcp,
     oauth,

@@ -7,6 +7,7 @@ import type { OauthTables } from './tables/oauth.ts'
 import type { SecretsTables } from './tables/secrets.ts'
 import type { SessionsTables } from './tables/sessions.ts'
 import type { TasksTables } from './tables/tasks.ts'
+import type { UiTemplatesTables } from './tables/ui-templates.ts'
 import type { ThreadsTables } from './tables/threads.ts'
 import type { WorkflowsTables } from './tables/workflows.ts'
 
@@ -87,4 +88,5 @@ export interface Database
     ApplicationsTables,
     OauthTables,
     SecretsTables,
-    SessionsTables {}
+    SessionsTables,
+    UiTemplatesTables {}
