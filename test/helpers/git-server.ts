@@ -26,6 +26,11 @@ export interface GitServer {
   url(name: string): string
   /** Creates an empty bare repository whose HEAD names `branch`; pushes are accepted. */
   createRepository(name: string, branch?: string): Promise<string>
+  /**
+   * Runs once before the next push is handed to git (then forgotten): what someone else does between a client's fetch
+   * and its push, so that the push is rejected as not a fast-forward.
+   */
+  beforeNextPush: (() => Promise<void>) | null
   /** Every request the bridge answered, in order: method, path (with query), status, and whether it carried a credential. */
   readonly requests: { method: string; path: string; status: number; authorized: boolean; authorization: string | null }[]
   stop(): Promise<void>
@@ -106,6 +111,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   const token = options.token ?? `tok_${crypto.randomUUID().replaceAll('-', '')}`
   const root = mkdtempSync(join(tmpdir(), 'agentbox-git-server-'))
   const requests: GitServer['requests'] = []
+  const control: { beforeNextPush: (() => Promise<void>) | null } = { beforeNextPush: null }
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -119,6 +125,11 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
         return new Response('Authentication required\n', { status: 401, headers: { 'www-authenticate': 'Basic realm="git"' } })
       }
       const body = request.method === 'POST' ? new Uint8Array(await request.arrayBuffer()) : undefined
+      if (request.method === 'POST' && url.pathname.endsWith('/git-receive-pack') && control.beforeNextPush) {
+        const hook = control.beforeNextPush
+        control.beforeNextPush = null
+        await hook()
+      }
       const proc = Bun.spawn([GIT_HTTP_BACKEND], {
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -148,6 +159,12 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   })
   const origin = `http://127.0.0.1:${server.port}`
   return {
+    get beforeNextPush() {
+      return control.beforeNextPush
+    },
+    set beforeNextPush(hook) {
+      control.beforeNextPush = hook
+    },
     origin,
     username,
     token,

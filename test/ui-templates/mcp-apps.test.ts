@@ -24,9 +24,18 @@ const api = (title: string) => ({
 
 const MIME = 'text/html;profile=mcp-app'
 const csp = { connectDomains: ['https://api.example.com'], resourceDomains: ['https://cdn.example.com'] }
-const uiMeta = { csp: { connectDomains: ['https://live.example.com'], frameDomains: ['https://maps.example.com'] }, permissions: { clipboardWrite: {} }, domain: 'orders.example.com', prefersBorder: true }
+const uiMeta = {
+  csp: { connectDomains: ['https://live.example.com'], frameDomains: ['https://maps.example.com'] },
+  permissions: { clipboardWrite: {} },
+  domain: 'orders.example.com',
+  prefersBorder: true,
+}
 const expectedUi = {
-  csp: { connectDomains: ['https://api.example.com', 'https://live.example.com'], resourceDomains: ['https://cdn.example.com'], frameDomains: ['https://maps.example.com'] },
+  csp: {
+    connectDomains: ['https://api.example.com', 'https://live.example.com'],
+    resourceDomains: ['https://cdn.example.com'],
+    frameDomains: ['https://maps.example.com'],
+  },
   permissions: { clipboardWrite: {} },
   domain: 'orders.example.com',
   prefersBorder: true,
@@ -45,7 +54,8 @@ beforeAll(async () => {
   })
   expect(made.status).toBe(201)
   defaultId = made.body.id
-  otherId = (await w.t.request('POST', '/api/ui-templates/orders/operations/listOrders', { token: w.admin, body: { html: page('compact'), type: 'compact' } })).body.id
+  otherId = (await w.t.request('POST', '/api/ui-templates/orders/operations/listOrders', { token: w.admin, body: { html: page('compact'), type: 'compact' } }))
+    .body.id
   const created = await w.t.request('POST', '/api/agents', { token: w.owner.token, body: { name: agent, description: 'Orders', instructions: 'Help.' } })
   expect(created.status).toBe(201)
   expect((await w.t.request('PATCH', `/api/agents/${agent}`, { token: w.owner.token, body: { applications: [{ api_name: 'orders' }] } })).status).toBe(200)
@@ -69,7 +79,7 @@ describe('an agent endpoint (v1 and v2 SDK clients)', () => {
     }
   })
 
-  test("resources/list and resources/read: the templates as text/html;profile=mcp-app, _meta.ui on the entry and on the content", async () => {
+  test('resources/list and resources/read: the templates as text/html;profile=mcp-app, _meta.ui on the entry and on the content', async () => {
     const client = await connectV1(`${w.base}/agent/${agent}/mcp`, w.owner.token)
     const resources = (await client.listResources()).resources
     const templates = resources.filter((resource) => resource.uri.startsWith('ui://'))
@@ -87,9 +97,10 @@ describe('an agent endpoint (v1 and v2 SDK clients)', () => {
   test('a change reaches the next tools/list and resources/read; a deleted template is an unknown resource', async () => {
     const client = await connectV1(`${w.base}/agent/${agent}/mcp`, w.owner.token)
     await client.listTools()
-    expect((await w.t.request('PUT', `/api/ui-templates/orders/templates/${otherId}`, { token: w.admin, body: { html: page('new look'), is_default: true } })).status).toBe(
-      200,
-    )
+    expect(
+      (await w.t.request('PUT', `/api/ui-templates/orders/templates/${otherId}`, { token: w.admin, body: { html: page('new look'), is_default: true } }))
+        .status,
+    ).toBe(200)
     const listed = (await client.listTools()).tools.find((tool) => tool.name === 'listOrders')!
     expect(listed._meta).toMatchObject({ ui: { resourceUri: uri(otherId) } })
     expect((await client.readResource({ uri: uri(otherId) })).contents[0]).toMatchObject({ text: page('new look') })
@@ -131,7 +142,10 @@ describe('an MCP app', () => {
 
   test('a caller who cannot see the application sees neither its tools nor its templates', async () => {
     expect((await uploadSpec(w.t, w.owner.token, api('Hidden'), { api_name: 'hidden', create_mcp: 'true' })).status).toBe(201)
-    const made = await w.t.request('POST', '/api/ui-templates/hidden/operations/listOrders', { token: w.owner.token, body: { html: 'secret', is_default: true } })
+    const made = await w.t.request('POST', '/api/ui-templates/hidden/operations/listOrders', {
+      token: w.owner.token,
+      body: { html: 'secret', is_default: true },
+    })
     expect(made.status).toBe(201)
     const response = await fetch(`${w.base}/app/hidden/mcp`, {
       method: 'POST',

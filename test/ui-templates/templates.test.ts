@@ -48,7 +48,9 @@ describe('create, list, read', () => {
     expect(unknownOperation).toMatchObject({ status: 404, body: { detail: 'Operation not found' } })
     expect((await w.t.request('POST', path(app, 'noSuchOperation'), { token: w.owner.token, body: { html: 'x' } })).status).toBe(404)
     expect((await w.t.request('GET', path('no-such-app', 'listPets'), { token: w.owner.token })).status).toBe(404)
-    expect((await w.t.request('GET', one(app, '0190d1c4-0000-7000-8000-000000000000'), { token: w.owner.token })).body).toEqual({ detail: 'Template not found' })
+    expect((await w.t.request('GET', one(app, '0190d1c4-0000-7000-8000-000000000000'), { token: w.owner.token })).body).toEqual({
+      detail: 'Template not found',
+    })
   })
 })
 
@@ -192,7 +194,11 @@ describe('audit and deletion', () => {
     await w.t.request('PUT', one(gone, t.id), { token: w.owner.token, body: { type: 'card' } })
     await w.t.request('DELETE', one(gone, t.id), { token: w.owner.token })
     const audit = (await w.t.request('GET', '/api/audit?limit=200', { token: w.admin })).body as { items?: unknown[] } | unknown[]
-    const entries = (Array.isArray(audit) ? audit : (audit as { items: unknown[] }).items) as { action: string; target_id: string; details: Record<string, unknown> }[]
+    const entries = (Array.isArray(audit) ? audit : (audit as { items: unknown[] }).items) as {
+      action: string
+      target_id: string
+      details: Record<string, unknown>
+    }[]
     const mine = entries.filter((e) => e.target_id === t.id)
     expect(mine.map((e) => e.action).sort()).toEqual(['template.create', 'template.delete', 'template.update'])
     expect(JSON.stringify(mine)).not.toContain('<h1>')

@@ -52,7 +52,8 @@ export interface RepositoryLock {
 // "@{", "//", no leading "-" or "/", no trailing "/", "." or ".lock", no component starting with ".".
 function branchProblem(branch: string): string | null {
   if (
-    /[\x00-\x20\x7f~^:?*[\\]/.test(branch) ||
+    [...branch].some((c) => c.charCodeAt(0) <= 0x20 || c.charCodeAt(0) === 0x7f) ||
+    /[~^:?*[\\]/.test(branch) ||
     branch.includes('..') ||
     branch.includes('@{') ||
     branch.includes('//') ||
