@@ -15,6 +15,7 @@ const BENCHES = [
   'mcp.ts',
   'console.ts',
   'outbound-stream.ts',
+  'ui-templates-git.ts',
 ]
 
 const args = process.argv.slice(2)

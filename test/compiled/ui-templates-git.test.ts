@@ -24,7 +24,11 @@ async function http(method: string, path: string, body?: unknown, raw?: { bytes:
   if (token) headers.authorization = `Bearer ${token}`
   if (body !== undefined) headers['content-type'] = 'application/json'
   if (raw) headers['content-type'] = raw.type
-  const response = await fetch(`${server.base}${path}`, { method, headers, body: raw ? (raw.bytes as Uint8Array<ArrayBuffer>) : body === undefined ? undefined : JSON.stringify(body) })
+  const response = await fetch(`${server.base}${path}`, {
+    method,
+    headers,
+    body: raw ? (raw.bytes as Uint8Array<ArrayBuffer>) : body === undefined ? undefined : JSON.stringify(body),
+  })
   const text = await response.text()
   return { status: response.status, body: text ? JSON.parse(text) : null }
 }

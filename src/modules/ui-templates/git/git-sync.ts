@@ -139,6 +139,9 @@ export class TemplateRepository {
   /** The head of the branch after a shallow fetch, or null for an empty repository or a branch that does not exist yet. */
   async #fetch(): Promise<string | null> {
     const { gitdir, url, branch } = this.#job
+    // The first fetch takes the head alone (depth 1); later ones ask only for what is new since the head the clone has,
+    // without deepening: a shallow re-fetch would send every file of the new head again.
+    const known = await git.resolveRef({ fs, gitdir, ref: `refs/heads/${branch}` }).catch(() => null)
     let head: string | null
     try {
       const fetched = await git.fetch({
@@ -149,7 +152,7 @@ export class TemplateRepository {
         remote: REMOTE,
         ref: branch,
         singleBranch: true,
-        depth: 1,
+        ...(known === null && { depth: 1 }),
         tags: false,
         cache: this.#cache,
         onProgress: yielder(),

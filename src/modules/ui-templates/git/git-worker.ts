@@ -57,4 +57,6 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   }
   const answer = await new TemplateRepository(message.input, bridgedClient(message.job)).sync()
   post({ type: 'answer', job: message.job, answer })
+  // A sync reads packs of megabytes: give the memory back before the worker waits for the next one.
+  Bun.gc(true)
 }
