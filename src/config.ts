@@ -5,6 +5,7 @@ import { LOG_LEVELS, type LogLevel } from './platform/log.ts'
 import { AllowEntryError, parseAllowList, type AllowEntry } from './platform/outbound/allow-list.ts'
 import type { Cidr } from './platform/outbound/address-policy.ts'
 import { parseTrustedProxies, TrustedProxyError } from './platform/http/client-address.ts'
+import { isPostgresUrl } from './platform/db/target.ts'
 
 export type Command = 'serve' | 'version' | 'backup' | 'help'
 export type LicenseMode = 'production' | 'test'
@@ -36,8 +37,13 @@ export interface Config {
   readonly backupFile: string | null
   readonly port: number
   readonly host: string
-  /** Absolute path of the data dir; everything the instance owns lives under it. */
+  /** Absolute path of the data dir; everything the instance owns lives under it (but the database on PostgreSQL). */
   readonly dataDir: string
+  /**
+   * AGENTBOX_DATABASE_URL or --database-url: a PostgreSQL server (`postgres://user:pass@host:5432/db`) instead of the
+   * SQLite file in the data dir. Null: SQLite.
+   */
+  readonly databaseUrl: DatabaseUrl | null
   readonly logLevel: LogLevel
   readonly licenseMode: LicenseMode
   /** A setup token chosen by the operator instead of a generated one (AGENTBOX_SETUP_TOKEN). */
@@ -72,8 +78,8 @@ export class ConfigError extends Error {}
 export const USAGE = `agentbox — the self-hosted agent platform in one binary
 
 Usage:
-  agentbox [serve] [--port N] [--host ADDR] [--data DIR]   serve the platform (default)
-  agentbox backup FILE [--data DIR]                        write a consistent copy of the database
+  agentbox [serve] [--port N] [--host ADDR] [--data DIR] [--database-url URL]   serve the platform (default)
+  agentbox backup FILE [--data DIR] [--database-url URL]   write a consistent copy of the database
   agentbox version                                         print the version
   agentbox help                                            this text
 
@@ -81,6 +87,7 @@ Flags override environment variables:
   --port  AGENTBOX_PORT      (8080)
   --host  AGENTBOX_HOST      (0.0.0.0)
   --data  AGENTBOX_DATA_DIR  (./data; $STATE_DIRECTORY under systemd)
+  --database-url  AGENTBOX_DATABASE_URL  (unset: SQLite in the data dir; postgres://user:pass@host:5432/db: PostgreSQL 13+)
 Other settings: AGENTBOX_LOG_LEVEL (debug|info|warn|error), AGENTBOX_LICENSE_MODE (production|test),
 AGENTBOX_SETUP_TOKEN, AGENTBOX_INTERACTION_RETENTION_DAYS (365).
 AGENTBOX_OUTBOUND_ALLOW: private destinations outbound calls may reach, comma-separated hosts, host:port and
@@ -98,6 +105,28 @@ function parsePort(raw: string, source: string): number {
   const port = Number(raw)
   if (!/^\d+$/.test(raw) || port < 0 || port > 65535) throw new ConfigError(`${source} must be a port number (0-65535), got "${raw}"`)
   return port
+}
+
+/** The URL (it holds the password) lives in a private field behind a getter, like an API key: never printed with the config. */
+export class DatabaseUrl {
+  readonly #url: string
+  constructor(url: string) {
+    this.#url = url
+  }
+  get url(): string {
+    return this.#url
+  }
+}
+
+function loadDatabaseUrl(raw: string | undefined, source: string): DatabaseUrl | null {
+  if (raw === undefined || raw === '') return null
+  if (!isPostgresUrl(raw)) throw new ConfigError(`${source} must be a PostgreSQL URL (postgres://user:password@host:5432/database)`)
+  try {
+    new URL(raw)
+  } catch {
+    throw new ConfigError(`${source} is not a valid URL`)
+  }
+  return new DatabaseUrl(raw)
 }
 
 /** The key lives in a private field behind a getter: JSON.stringify, console.log and Bun.inspect of the config never show it. */
@@ -189,6 +218,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
         port: { type: 'string' },
         host: { type: 'string' },
         data: { type: 'string' },
+        'database-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -231,6 +261,10 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     port,
     host: values.host ?? env.AGENTBOX_HOST ?? '0.0.0.0',
     dataDir: resolve(dataDir),
+    databaseUrl:
+      values['database-url'] !== undefined
+        ? loadDatabaseUrl(values['database-url'], '--database-url')
+        : loadDatabaseUrl(env.AGENTBOX_DATABASE_URL, 'AGENTBOX_DATABASE_URL'),
     logLevel: logLevel as LogLevel,
     licenseMode,
     setupToken: env.AGENTBOX_SETUP_TOKEN || null,

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { ConfigError, loadConfig, USAGE } from './config.ts'
 import { DataDirInUseError } from './platform/data-dir-lock.ts'
 import { readFileSync } from 'node:fs'
-import { backupDatabaseFile, sealedSecretsIn } from './platform/db/backup.ts'
+import { backupDatabaseFile, backupKeys, sealedSecretsIn } from './platform/db/backup.ts'
 import { createLogger, errorFields } from './platform/log.ts'
 import { backupSecretsReport, credentialKeyFiles } from './platform/secrets/index.ts'
 import { createServer, DATABASE_FILE, ListenError } from './server.ts'
@@ -28,6 +28,16 @@ async function main(argv: string[]): Promise<number> {
       return 0
     case 'backup':
       try {
+        if (config.databaseUrl) {
+          const keys = backupKeys(config.backupFile!, credentialKeyFiles(config.dataDir))
+          process.stdout.write(
+            `the database is on PostgreSQL: back it up with pg_dump (pg_dump --format=custom --file=${config.backupFile} "$AGENTBOX_DATABASE_URL")\n` +
+              (keys
+                ? `credential keys written to ${keys}: keep them with the dump, apart from it; sealed secrets open only with them\n`
+                : 'no credential keys to write\n'),
+          )
+          return 0
+        }
         const keys = backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!, credentialKeyFiles(config.dataDir))
         process.stdout.write(`backup written to ${config.backupFile}${keys ? ` (credential keys in ${keys})` : ''}\n`)
         // Every sealed secret, whatever its kind, is in one table under one keyring: check the copy against FILE.keys.

@@ -7,6 +7,7 @@ import type { PasswordCost } from './modules/auth/passwords.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
+import type { DatabaseTarget } from './platform/db/target.ts'
 import { allowedMethodsOf } from './platform/http/allowed-methods.ts'
 import { multipartRoutesOf } from './platform/http/multipart-routes.ts'
 import { httpPlatform } from './platform/http/http-platform.ts'
@@ -22,9 +23,15 @@ import { createModules, inStartOrder, type Modules, type Platform } from './modu
 import { MCP_PATH } from './modules/mcp/routes.ts'
 import { OAUTH_OWN_BODY } from './modules/oauth/request-body.ts'
 import { SPEC_UPLOAD_LIMIT, SPEC_UPLOAD_PATH } from './modules/applications/routes.ts'
+import { BUNDLE_IMPORT_PATH, BUNDLE_UPLOAD_LIMIT } from './modules/bundles/routes.ts'
 import { VERSION } from './version.ts'
 
 export const DATABASE_FILE = 'agentbox.db'
+
+/** The PostgreSQL server the config names, else the SQLite file in the data dir. */
+export function databaseTarget(config: Config): DatabaseTarget {
+  return config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl.url } : { kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) }
+}
 
 /** The port or address cannot be listened on: an operator's situation, logged as one sentence without a stack. */
 export class ListenError extends Error {}
@@ -81,6 +88,8 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.toolbox,
   m.mcp,
   m.oauth,
+  m.bundles,
+  m.marketplace,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {
@@ -94,7 +103,7 @@ function buildApp(config: Config, logger: Logger, modules: Modules) {
         limits: {
           json: config.bodyLimit,
           upload: config.uploadBodyLimit,
-          largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT },
+          largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT, [BUNDLE_IMPORT_PATH]: BUNDLE_UPLOAD_LIMIT },
           ownBody: new RegExp(`${MCP_PATH.source}|${OAUTH_OWN_BODY.source}`),
           acceptsMultipart: multipartRoutesOf(() => app.routes),
         },
@@ -137,7 +146,9 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
   const dataDirLock = lockDataDir(config.dataDir)
   let database: DatabaseHandle | undefined
   try {
-    database = openDatabase(join(config.dataDir, DATABASE_FILE))
+    database = openDatabase(databaseTarget(config), {
+      onConnectionError: (error) => logger.warn('database connection lost', { error: error.message }),
+    })
     return await bootOn(config, clock, logger, database, dataDirLock, overrides)
   } catch (error) {
     await database?.close()
@@ -154,7 +165,7 @@ async function bootOn(
   dataDirLock: DataDirLock,
   overrides: ServerOverrides,
 ): Promise<AgentboxServer> {
-  chmodSync(database.path, 0o600)
+  if (database.kind === 'sqlite') chmodSync(database.path, 0o600)
   const secrets = new SecretStore(config.dataDir)
   const migration = await migrateToLatest(database, join(config.dataDir, 'backups'), clock.now())
   if (migration.applied.length > 0) logger.info('database migrated', { applied: migration.applied, backup: migration.backupPath })
@@ -204,7 +215,14 @@ async function bootOn(
       }
       const port = listener.port!
       const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
-      logger.info('listening', { host: config.host, port, version: VERSION, data_dir: config.dataDir, license_mode: config.licenseMode })
+      logger.info('listening', {
+        host: config.host,
+        port,
+        version: VERSION,
+        data_dir: config.dataDir,
+        database: database.kind,
+        license_mode: config.licenseMode,
+      })
       if (setupToken && !tenant.provisioned) logger.info(`Open http://${shownHost}:${port}/setup?token=${setupToken} to finish setup`)
       return port
     },

@@ -11,6 +11,7 @@
 //   checked  listAgents() behind a bare Elysia route that declares the response schema, so Elysia checks and cleans
 //            every item: what the list would cost if the route returned records instead of serialising them itself
 // Configurations are interleaved per round; figures are medians over every sample. Ratios are against `raw`.
+import type { SqliteHandle } from '../../src/platform/db/database.ts'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -59,7 +60,8 @@ const config = loadConfig(['serve'], {
   AGENTBOX_HOST: '127.0.0.1',
 })
 const server = await createServer(config)
-const { db, reader } = server.database
+// SQLite: this bench reads plans and timings on the file's read connection.
+const { db, reader } = server.database as SqliteHandle
 
 async function call(method: string, path: string, token: string, body?: unknown) {
   const res = await server.fetch(

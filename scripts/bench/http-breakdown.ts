@@ -3,6 +3,7 @@
 // CPU 0 when taskset exists; each figure is the median of 5 timed loops, in µs per operation.
 //
 //   bun scripts/bench/http-breakdown.ts
+import type { SqliteHandle } from '../../src/platform/db/database.ts'
 import { Database } from 'bun:sqlite'
 import { mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -43,7 +44,9 @@ try {
   const logFd = openSync(join(dir, 'access.log'), 'w')
   const config = loadConfig(['serve'], { AGENTBOX_DATA_DIR: join(dir, 'data'), AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_LOG_LEVEL: 'warn' })
   const server = await createServer(config, { logger: createLogger('warn', (line) => writeSync(logFd, line + '\n')) })
-  const { app, database } = server
+  const { app } = server
+  // SQLite: this bench times statements on the file's read connection.
+  const database = server.database as SqliteHandle
   const call = async (method: string, path: string, token?: string, body?: unknown): Promise<any> => {
     const headers: Record<string, string> = {}
     if (token) headers.authorization = `Bearer ${token}`
@@ -62,7 +65,7 @@ try {
   const key = Buffer.from(new SecretStore(config.dataDir).read(ACCESS_TOKEN_KEY_FILE)!, 'base64url')
 
   console.log('\n## Auth (src/modules/auth/authenticator.ts), on the server’s read connection (WAL, writer open)')
-  const options = { db: database.db, reader: database.reader, clock: systemClock, accessTokenSecret: () => key }
+  const options = { db: database.db, readStatement: database.readStatement, clock: systemClock, accessTokenSecret: () => key }
   const authenticate = createAuthenticator({ ...options, changeStamp: database.changeStamp })
   // A stamp that never stands still: every call misses the principal cache, as right after any write.
   let tick = 0

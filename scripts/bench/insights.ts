@@ -159,7 +159,7 @@ const loadStarted = performance.now()
         last = rowid
       }
     })()
-    await kysely.transaction().execute((trx) => rollUpInsights(trx, first, last))
+    await kysely.transaction().execute((trx) => rollUpInsights(trx, { kind: 'sqlite', first, last }))
   }
   db.run('PRAGMA optimize')
   db.close()

@@ -9,6 +9,7 @@
 // Method (docs/benchmarks.md, "Common method"): servers pinned to CPU 0, the load generator and this script to CPU 1;
 // record configurations interleaved and rotated per round, fresh processes and data dirs per round, medians; every ratio
 // is taken against a baseline measured in the same run. The naive summaries run in this process on the same database file.
+import type { SqliteHandle } from '../../src/platform/db/database.ts'
 import { Database as Sqlite } from 'bun:sqlite'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -50,7 +51,7 @@ const RECORD_BODY = JSON.stringify({
 
 /** `--bare-server PORT DB USER_ID`: the baseline. Same file layout, pragmas and table, no framework, auth or rollup. */
 async function bareServer(port: number, dbPath: string, userId: string): Promise<void> {
-  const handle = openDatabase(dbPath)
+  const handle = openDatabase({ kind: 'sqlite', path: dbPath }) as SqliteHandle
   const insert = handle.writer.query(
     `INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, duration_seconds, conversation_id, client_source, user_input, arguments, result, created_at)
      VALUES (?, ?, 'mcp_tool', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -382,7 +383,7 @@ async function main(): Promise<void> {
     const bareDir = join(benchRoot, `r${round}-bare`)
     mkdirSync(bareDir, { recursive: true })
     const bareDb = join(bareDir, 'bare.db')
-    const handle = openDatabase(bareDb)
+    const handle = openDatabase({ kind: 'sqlite', path: bareDb }) as SqliteHandle
     await migrateToLatest(handle, bareDir, Date.now())
     const userId = Bun.randomUUIDv7()
     handle.writer.run(
@@ -685,7 +686,7 @@ async function main(): Promise<void> {
     reader.close()
 
     // Retention on the same file: a day later with 365 days kept, the oldest whole day goes, in batches of 500.
-    const pruneHandle = openDatabase(dbPath)
+    const pruneHandle = openDatabase({ kind: 'sqlite', path: dbPath }) as SqliteHandle
     const pruneStarted = performance.now()
     const pruned = await pruneInteractions(pruneHandle.db, { now: () => today + DAY_MS }, 365)
     const pruneMs = performance.now() - pruneStarted

@@ -11,10 +11,12 @@ const BENCHES = [
   'workflows.ts',
   'stall.ts',
   'applications.ts',
+  'import-memory.ts',
   'insights.ts',
   'mcp.ts',
   'console.ts',
   'outbound-stream.ts',
+  'bundles.ts',
   'ui-templates-git.ts',
 ]
 

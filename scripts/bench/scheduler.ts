@@ -9,6 +9,7 @@
 // createServer() on the same data dir is timed as well. Due: M tasks whose next slot is the same whole second a few
 // seconds ahead; the module's own timer fires them; "started" is each run's started_at minus the slot. Extra ticks are
 // fired around the slot to try to provoke double runs; the check counts runs per task and per (task, slot).
+import type { SqliteHandle } from '../../src/platform/db/database.ts'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,7 +57,7 @@ const SCHEDULES: Schedule[] = [
 
 async function freshDatabase(): Promise<{ dir: string; database: DatabaseHandle }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentbox-bench-scheduler-'))
-  const database = openDatabase(join(dir, 'agentbox.db'))
+  const database = openDatabase({ kind: 'sqlite', path: join(dir, 'agentbox.db') }) as SqliteHandle
   await migrateToLatest(database, dir, Date.now())
   const now = isoTime(Date.now())
   await database.db
@@ -124,6 +125,7 @@ function tasksModuleOver(database: DatabaseHandle, dataDir: string) {
       throw notAuthenticated()
     },
     licenseLapsed: () => false,
+    synchronous: true,
   })
   return createTasksModule(
     { config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger) },
@@ -200,7 +202,7 @@ async function dueRound() {
   for (let i = 0; i < 5; i++) extra.push(module.scheduler.tick())
   await module.scheduler.idle()
 
-  const reader = database.reader
+  const reader = (database as SqliteHandle).reader
   const runs = reader.query('SELECT task_id, scheduled_for, started_at, finished_at, status FROM task_runs').all() as {
     task_id: string
     scheduled_for: string

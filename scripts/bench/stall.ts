@@ -5,7 +5,7 @@
 //
 // Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000] [--only TEXT (cases whose name contains it)]
 import { Database } from 'bun:sqlite'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -241,6 +241,99 @@ for (const [name, heavy] of Object.entries(HEAVY)) {
   const bounded = loaded.worstLiveMs < 50 && loaded.rssAboveMb < 256
   console.log(
     `| ${name} | ${loaded.rps.toFixed(0)} (${(ratio * 100).toFixed(0)} % of ${calm.rps.toFixed(0)}) | ${loaded.p99?.toFixed(1)} (calm ${calm.p99?.toFixed(1)}) | ${loaded.worstLiveMs.toFixed(1)} (calm ${calm.worstLiveMs.toFixed(1)}) | ${loaded.heavyRequests} | ${loaded.lastAnswer} | ${loaded.rssAboveMb.toFixed(0)} (calm ${calm.rssAboveMb.toFixed(0)}) | ${met ? 'yes' : 'no'}; ${bounded ? 'yes' : 'no'} |`,
+  )
+}
+
+// ------------------------------------------------------------------ argument checks (issue 25, items 2 and 4)
+// A member imports their own API description and loops execute calls whose arguments the checker must refuse or
+// pass: the enum bomb (700 wrong items of a 100,000-value enum: a 475 MB error and an OOM kill before), and uniqueItems
+// over 12,000 objects (within the check's budget), 20,000 (14.9 s frozen before; now past the budget) and 75,000 (the
+// 1 MiB body limit). Dry runs: nothing leaves the
+// machine. Besides the stall figures, the server's peak RSS (VmHWM, reset before each loaded run) above its RSS before.
+
+/** The heavy requests of the argument-check attacks, after importing the member's description. */
+async function argumentCheckAttacks(): Promise<Record<string, () => Promise<unknown>>> {
+  const enumValues = Array.from({ length: 100_000 }, (_, i) => `value-${i}`)
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Stall arguments', version: '1' },
+    servers: [{ url: 'https://api.example.com' }],
+    paths: {
+      '/tags': {
+        post: {
+          operationId: 'tags',
+          requestBody: { content: { 'application/json': { schema: { type: 'array', items: { type: 'string', enum: enumValues } } } } },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      '/unique': {
+        post: {
+          operationId: 'unique',
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: { type: 'array', uniqueItems: true, items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } },
+              },
+            },
+          },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  }
+  const form = new FormData()
+  form.append('file', new File([JSON.stringify(document)], 'stall.json', { type: 'application/json' }))
+  form.append('api_name', 'stall-arguments')
+  const imported = await fetch(`${base}/api/spec_from_file/`, { method: 'POST', headers: { authorization: `Bearer ${member}` }, body: form })
+  if (imported.status !== 201) throw new Error(`argument attacks: import ${imported.status} ${await imported.text()}`)
+  const execute = (operation: string, body: unknown, expected: number) => async () => {
+    const answer = await call('POST', `/api/applications/stall-arguments/operations/${operation}/execute`, member, { arguments: { body }, dry_run: true })
+    if (answer.status !== expected) throw new Error(`${operation}: ${answer.status} ${JSON.stringify(answer.json).slice(0, 300)}`)
+    if (JSON.stringify(answer.json).length > 64 * 1024) throw new Error(`${operation}: an error body of ${JSON.stringify(answer.json).length} characters`)
+  }
+  const objects = (count: number) => Array.from({ length: count }, (_, i) => ({ id: i, name: `name-${i}` }))
+  return {
+    'enum bomb: 700 wrong items of a 100,000-value enum (422)': execute(
+      'tags',
+      Array.from({ length: 700 }, (_, i) => `wrong-${i}`),
+      422,
+    ),
+    'uniqueItems: 12,000 distinct objects (200)': execute('unique', objects(12_000), 200),
+    'uniqueItems: 20,000 distinct objects (422 too complex)': execute('unique', objects(20_000), 422),
+    'uniqueItems: 75,000 objects, 1 MiB (422 too complex)': execute(
+      'unique',
+      Array.from({ length: 75_000 }, (_, i) => ({ id: i })),
+      422,
+    ),
+  }
+}
+
+const statusKib = (field: string): number => Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`))?.[1])
+
+/** measure() of `heavy`, with the server's peak RSS during it above its RSS before (MB). */
+async function measureWithMemory(heavy: () => Promise<unknown>): Promise<Measured & { rssBeforeMb: number; peakAboveMb: number }> {
+  const before = statusKib('VmRSS')
+  // VmHWM from here: the peak of this run, not of the server's life so far.
+  writeFileSync(`/proc/${server.pid}/clear_refs`, '5')
+  const measured = await measure(heavy)
+  return { ...measured, rssBeforeMb: Math.round(before / 1024), peakAboveMb: Math.round((statusKib('VmHWM') - before) / 1024) }
+}
+
+console.log('')
+console.log(
+  '| argument check looped by one member | first call ms | /me req/s (vs none) | worst /api/health/live ms | peak RSS above before (before) MB | heavy requests done | targets met |',
+)
+console.log('|---|---|---|---|---|---|---|')
+for (const [name, heavy] of Object.entries(await argumentCheckAttacks())) {
+  // The operation's first call parses and indexes its schema (once per operation and revision): timed on its own.
+  const started = performance.now()
+  await heavy()
+  const firstMs = performance.now() - started
+  const calm = await measure(null)
+  const loaded = await measureWithMemory(heavy)
+  const met = loaded.worstLiveMs < 50 && loaded.peakAboveMb < 256
+  console.log(
+    `| ${name} | ${firstMs.toFixed(1)} | ${loaded.rps.toFixed(0)} (${((loaded.rps / calm.rps) * 100).toFixed(0)} % of ${calm.rps.toFixed(0)}) | ${loaded.worstLiveMs.toFixed(1)} (calm ${calm.worstLiveMs.toFixed(1)}) | ${loaded.peakAboveMb} (${loaded.rssBeforeMb}) | ${loaded.heavyRequests} | ${met ? 'yes' : 'no'} |`,
   )
 }
 process.exit(0)

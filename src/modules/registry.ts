@@ -17,12 +17,14 @@ import { createAgentsModule, type AgentsModule } from './agents/module.ts'
 import { createApplicationsModule, type ApplicationsModule } from './applications/module.ts'
 import { createAuthenticator } from './auth/authenticator.ts'
 import { createAuthModule, type AuthModule } from './auth/module.ts'
+import { createBundlesModule, type BundlesModule } from './bundles/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
 import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
+import { createMarketplaceModule, type MarketplaceModule } from './marketplace/module.ts'
 import { createMcpModule, type McpModule } from './mcp/module.ts'
 import { createOauthModule, OAUTH_ACCESS_TOKEN_PREFIX, type OauthModule } from './oauth/module.ts'
 import { createLicenseModule, type LicenseModule } from './license/module.ts'
@@ -62,6 +64,8 @@ export interface Modules {
   readonly toolbox: ToolboxModule
   readonly mcp: McpModule
   readonly oauth: OauthModule
+  readonly bundles: BundlesModule
+  readonly marketplace: MarketplaceModule
 }
 
 export interface Platform {
@@ -88,13 +92,13 @@ export function createModules(platform: Platform): Modules {
   // The guard reads the licence and the signing key only when a request comes, after every module below exists.
   const authenticate = createAuthenticator({
     db: database.db,
-    reader: database.reader,
+    readStatement: (query) => database.readStatement(query),
     changeStamp: database.changeStamp,
     clock,
     accessTokenSecret: () => tenant.service.accessTokenKey,
   })
   const licenseLapsed = () => license.service.isLapsed()
-  const guard = authGuard({ authenticate, licenseLapsed })
+  const guard = authGuard({ authenticate, licenseLapsed, synchronous: database.kind === 'sqlite' })
   const ctx: ModuleContext = { config, clock, logger, database, guard, jobs }
   const passwords = new Passwords(platform.passwordCost)
   const license = createLicenseModule(ctx)
@@ -111,7 +115,8 @@ export function createModules(platform: Platform): Modules {
   const vault = new SecretVault({ db: database.db, files: secrets, clock, fetch: outbound.fetch })
   // One client per model provider for everything that calls a model, sending through the guarded client.
   const providers = new ModelProviders(config.llm, outbound)
-  const agents = createAgentsModule(ctx)
+  // Saves check the applications they name through the applications module (made below; called only on a request).
+  const agents = createAgentsModule(ctx, { checkApplicationUses: (db, principal, uses) => applications.checkAgentUses(db, principal, uses) })
   const threads = createThreadsModule(ctx)
   const tasks = createTasksModule(ctx, { providers, threads: threads.service, agents: agents.service })
   const interactions = createInteractionsModule(ctx)
@@ -122,6 +127,7 @@ export function createModules(platform: Platform): Modules {
   const uiTemplates = createUiTemplatesModule(ctx, { secrets: vault, outbound, applications: applications.service })
   // One toolbox for every transport that offers an agent's tools: MCP today; chat, the gateway and GPT apps next.
   const toolbox = createToolboxModule(ctx, {
+    checkApplicationUses: applications.checkAgentUses,
     workflowTools: workflows.tools,
     skillTools: skills.tools,
     operationTools: applications.tools,
@@ -137,6 +143,7 @@ export function createModules(platform: Platform): Modules {
     oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
     toolbox: toolbox.service,
   })
+  const bundles = createBundlesModule(ctx, { applications: applications.service, checkApplicationUses: applications.checkAgentUses })
   return {
     license,
     tenant,
@@ -165,6 +172,8 @@ export function createModules(platform: Platform): Modules {
     toolbox,
     mcp,
     oauth,
+    bundles,
+    marketplace: createMarketplaceModule(ctx, { bundles: bundles.service }),
   }
 }
 

@@ -40,11 +40,14 @@ const api = (serverUrl: string, title: string) => ({
   },
 })
 
-/** What a database migrated up to 0014 held: the 0007 table, and no 0015 tables or bookkeeping row. */
+/** What a database migrated up to 0014 held: the 0007 table, and no 0015 (or later) tables or bookkeeping rows. */
 function rewindTo0014(db: Database): void {
   db.run('DROP TABLE sealed_secrets')
   db.run('DROP TABLE application_documents')
   db.run("DELETE FROM kysely_migration WHERE name = '0015_sealed_secrets_and_documents'")
+  // Later migrations are rewound too (their tables dropped, their rows forgotten), so the upgrade runs them in order again.
+  db.run('DROP TABLE marketplace_entries')
+  db.run("DELETE FROM kysely_migration WHERE name > '0015'")
   db.run(`CREATE TABLE application_credentials (
     application_id text not null, scheme text not null, owner text not null, sealed text not null,
     updated_at text not null, updated_by text not null,
@@ -79,8 +82,7 @@ beforeAll(async () => {
     const imported = await uploadSpec(first, admin, api(`http://127.0.0.1:${upstream.port}`, name), { api_name: name, ...fields })
     expect(imported.status).toBe(201)
   }
-  for (const row of first.server.database.writer.query('SELECT id, api_name FROM applications').all() as { id: string; api_name: string }[])
-    ids[row.api_name] = row.id
+  for (const row of (await first.sql.all('SELECT id, api_name FROM applications')) as { id: string; api_name: string }[]) ids[row.api_name] = row.id
   await first.close()
 
   const db = new Database(join(dataDir, 'agentbox.db'))
@@ -106,10 +108,8 @@ const execute = (apiName: string, operation: string, token: string) =>
   t.request('POST', `/api/applications/${apiName}/operations/${operation}/execute`, { token, body: { arguments: {} } })
 
 describe('migration 0015 of application credentials', () => {
-  test('every row is in sealed_secrets under app_credential, envelope for envelope, and the old table is gone', () => {
-    const rows = t.server.database.writer
-      .query('SELECT namespace, subject, owner, name, sealed, updated_at FROM sealed_secrets ORDER BY name, owner')
-      .all() as any[]
+  test('every row is in sealed_secrets under app_credential, envelope for envelope, and the old table is gone', async () => {
+    const rows = (await t.sql.all('SELECT namespace, subject, owner, name, sealed, updated_at FROM sealed_secrets ORDER BY name, owner')) as any[]
     expect(rows.map((row) => [row.namespace, row.subject, row.owner, row.name, row.updated_at])).toEqual([
       ['app_credential', ids.personal, member.id, 'basic', '2026-01-02T03:04:05.000Z'],
       ['app_credential', ids.personal, member.id, 'bearer', '2026-01-02T03:04:05.000Z'],
@@ -117,7 +117,7 @@ describe('migration 0015 of application credentials', () => {
       ['app_credential', ids.shared, 'org', 'key', '2026-01-02T03:04:05.000Z'],
     ])
     expect(rows.map((row) => row.sealed).sort()).toEqual([...written].sort())
-    expect(t.server.database.writer.query("SELECT 1 FROM sqlite_master WHERE name = 'application_credentials'").get()).toBeNull()
+    expect(await t.server.database.db.introspection.getTables()).not.toContainEqual(expect.objectContaining({ name: 'application_credentials' }))
   })
 
   test('migrated without the key file: listed as not connected with the reason, calls refused with a 400, never a 500', async () => {

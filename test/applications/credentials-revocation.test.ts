@@ -175,9 +175,9 @@ describe('a cleared credential is dead at once', () => {
     })
     expect(seen).toEqual([])
     // Nothing of it is left in the vault.
-    const left = w.t.server.database.writer.query("SELECT count(*) AS n FROM sealed_secrets WHERE namespace = 'app_credential'").get() as { n: number }
-    const apps = w.t.server.database.writer.query('SELECT id FROM applications').all() as { id: string }[]
-    const owned = w.t.server.database.writer.query("SELECT DISTINCT subject FROM sealed_secrets WHERE namespace = 'app_credential'").all() as {
+    const left = (await w.t.sql.get("SELECT count(*) AS n FROM sealed_secrets WHERE namespace = 'app_credential'")) as { n: number }
+    const apps = (await w.t.sql.all('SELECT id FROM applications')) as { id: string }[]
+    const owned = (await w.t.sql.all("SELECT DISTINCT subject FROM sealed_secrets WHERE namespace = 'app_credential'")) as {
       subject: string
     }[]
     expect(owned.every((row) => apps.some((app) => app.id === row.subject))).toBe(true)

@@ -269,9 +269,7 @@ describe('the upstream answer', () => {
     await execute('status', { arguments: { code: 200 } })
     const after = await p.t.request('POST', '/api/interaction/summary', { token: p.owner.token, body: {} })
     expect(JSON.stringify(after.body)).not.toEqual(JSON.stringify(before.body))
-    const row = p.t.server.database.writer
-      .query("SELECT kind, api_title, action, arguments FROM interactions WHERE action = 'status' ORDER BY id DESC LIMIT 1")
-      .get() as any
+    const row = (await p.t.sql.get("SELECT kind, api_title, action, arguments FROM interactions WHERE action = 'status' ORDER BY id DESC LIMIT 1")) as any
     expect(row).toEqual({ kind: 'api_action', api_title: 'Echo API', action: 'status', arguments: '{"code":200}' })
   })
 })

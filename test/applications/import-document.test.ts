@@ -116,21 +116,21 @@ describe('GET /api/applications/{api_name}/document', () => {
       expect((await uploadSpec(p.t, p.owner.token, document, { api_name: 'pets', replace: 'true' })).status).toBe(201)
     }
     expect((await getDocument('pets', p.owner.token)).body.info.version).toBe('12')
-    const revisions = p.t.server.database.writer
-      .query("SELECT revision FROM application_documents WHERE application_id = (SELECT id FROM applications WHERE api_name = 'pets') ORDER BY revision")
-      .all() as { revision: number }[]
+    const revisions = (await p.t.sql.all(
+      "SELECT revision FROM application_documents WHERE application_id = (SELECT id FROM applications WHERE api_name = 'pets') ORDER BY revision",
+    )) as { revision: number }[]
     expect(revisions.map((row) => row.revision)).toEqual(Array.from({ length: KEPT_DOCUMENT_REVISIONS }, (_, i) => 12 - KEPT_DOCUMENT_REVISIONS + 1 + i))
     const audit = await p.t.request('GET', '/api/audit?action=application.replace', { token: p.admin })
     expect(audit.body[0].details.document_sha256).toMatch(/^[0-9a-f]{64}$/)
   })
 
   test('a document that cannot be imported leaves nothing; deleting the application deletes its documents', async () => {
-    const before = (p.t.server.database.writer.query('SELECT count(*) AS n FROM application_documents').get() as { n: number }).n
+    const before = ((await p.t.sql.get('SELECT count(*) AS n FROM application_documents')) as { n: number }).n
     const invalid = await uploadRaw(p.owner.token, '{"openapi": "3.0.3"}', 'broken.json', 'application/json', { api_name: 'broken' })
     expect(invalid.status).toBe(422)
-    expect((p.t.server.database.writer.query('SELECT count(*) AS n FROM application_documents').get() as { n: number }).n).toBe(before)
+    expect(((await p.t.sql.get('SELECT count(*) AS n FROM application_documents')) as { n: number }).n).toBe(before)
     expect((await p.t.request('DELETE', '/api/applications/pets', { token: p.owner.token })).status).toBe(204)
-    const left = p.t.server.database.writer.query('SELECT count(*) AS n FROM application_documents').get() as { n: number }
+    const left = (await p.t.sql.get('SELECT count(*) AS n FROM application_documents')) as { n: number }
     expect(left.n).toBe(before - KEPT_DOCUMENT_REVISIONS)
   })
 
@@ -143,9 +143,7 @@ describe('GET /api/applications/{api_name}/document', () => {
     const answer = await getDocument('big', p.owner.token)
     expect(answer.headers.get('etag')).toBe(`"${sha256(text)}"`)
     expect(sha256(JSON.stringify(answer.body))).toBe(sha256(text))
-    const stored = p.t.server.database.writer
-      .query('SELECT size, length(content) AS compressed FROM application_documents WHERE sha256 = ?')
-      .get(sha256(text)) as {
+    const stored = (await p.t.sql.get('SELECT size, length(content) AS compressed FROM application_documents WHERE sha256 = ?', sha256(text))) as {
       size: number
       compressed: number
     }
@@ -178,7 +176,7 @@ describe("an import inside the caller's transaction", () => {
     await expect(failed).rejects.toThrow('the bundle failed later')
     expect((await p.t.request('GET', '/api/applications/in-bundle', { token: p.owner.token })).status).toBe(404)
     for (const table of ['application_operations', 'application_documents'])
-      expect(p.t.server.database.writer.query(`SELECT count(*) AS n FROM ${table} WHERE application_id NOT IN (SELECT id FROM applications)`).get()).toEqual({
+      expect(await p.t.sql.get(`SELECT count(*) AS n FROM ${table} WHERE application_id NOT IN (SELECT id FROM applications)`)).toEqual({
         n: 0,
       })
     const audit = await p.t.request('GET', '/api/audit?action=application.import', { token: p.admin })

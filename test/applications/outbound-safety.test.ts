@@ -72,7 +72,7 @@ describe('refused before connecting', () => {
   })
 
   test('a refused call is recorded as a failed api_action; a relative server URL is a 400 asking for base_url', async () => {
-    const row = p.t.server.database.writer.query("SELECT is_error FROM interactions WHERE api_title = 'bad 0' ORDER BY id DESC LIMIT 1").get() as {
+    const row = (await p.t.sql.get("SELECT is_error FROM interactions WHERE api_title = 'bad 0' ORDER BY id DESC LIMIT 1")) as {
       is_error: number
     }
     expect(row.is_error).toBe(1)

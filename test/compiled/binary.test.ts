@@ -1,16 +1,19 @@
 // The compiled binary end to end: built once by scripts/build.ts, spawned as a real process, driven over real HTTP.
+import { ON_POSTGRES, openTestReader, TEST_DATABASE_KIND, testDatabaseFor } from '../helpers/database.ts'
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
+import { unzipSync, zipSync } from 'fflate'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { issueTestLicense } from '../helpers/license.ts'
 import { MemoryOauthProvider } from '../helpers/mcp-oauth.ts'
+import { startFakeServer, type FakeServer } from '../llm/fake-servers.ts'
 import { launchServer, logLines, sleep, stopAllServers, stopServer, type RunningServer } from '../helpers/process.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
@@ -104,9 +107,20 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
   let adminToken = ''
   let memberId = ''
   const license = issueTestLicense({ seats: 10 })
+  // Model servers on loopback speaking the real wire formats: the official SDKs stream through the guarded client.
+  const models: { openai: FakeServer; anthropic: FakeServer } = { openai: startFakeServer('openai'), anthropic: startFakeServer('anthropic') }
+  afterAll(async () => {
+    await models.openai.close()
+    await models.anthropic.close()
+  })
 
   beforeAll(async () => {
-    server = await launch()
+    server = await launch({
+      AGENTBOX_OPENAI_BASE_URL: models.openai.url,
+      AGENTBOX_OPENAI_API_KEY: 'sk-compiled-test',
+      AGENTBOX_ANTHROPIC_BASE_URL: models.anthropic.url,
+      AGENTBOX_ANTHROPIC_API_KEY: 'sk-ant-compiled-test',
+    })
     const health = await fetch(`${server.base}/api/health`)
     expect(health.status).toBe(200)
     metrics.cold_start_ms = Math.round(performance.now() - server.spawnedAt)
@@ -123,7 +137,8 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(link?.msg).toBe(`Open http://127.0.0.1:${server.port}/setup?token=${token} to finish setup`)
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
     expect(statSync(join(DATA, 'secrets')).mode & 0o777).toBe(0o700)
-    for (const file of ['agentbox.db', 'agentbox.db-wal', 'agentbox.db-shm']) {
+    // (On PostgreSQL there is no database file in the data dir.)
+    for (const file of ON_POSTGRES ? [] : ['agentbox.db', 'agentbox.db-wal', 'agentbox.db-shm']) {
       if (file === 'agentbox.db' || existsSync(join(DATA, file))) expect(statSync(join(DATA, file)).mode & 0o777).toBe(0o600)
     }
   })
@@ -154,12 +169,12 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(res.body.tenant_org_token).toMatch(/^abx_org_[A-Za-z0-9_-]{20,}$/)
     orgToken = res.body.tenant_org_token
     // The shipped server hashes at the production argon2id cost (tests in-process use a cheaper one).
-    const db = new Database(join(DATA, 'agentbox.db'), { readonly: true })
+    const db = await openTestReader(DATA)
     try {
-      const row = db.query<{ password_hash: string }, []>("SELECT password_hash FROM users WHERE kind = 'person'").get()
+      const row = await db.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE kind = 'person'")
       expect(row?.password_hash).toStartWith('$argon2id$v=19$m=65536,t=2,')
     } finally {
-      db.close()
+      await db.close()
     }
   })
 
@@ -199,6 +214,32 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(typeof res.body.detail).toBe('string')
   })
 
+  test('model providers in the binary: a task on each SDK (OpenAI, Anthropic) streams its reply from a loopback server through the guarded client', async () => {
+    for (const provider of ['openai', 'anthropic'] as const) {
+      models[provider].behave({ reply: `streamed by ${provider} in pieces`, pieces: 4, usage: { input: 7, output: 5 } })
+      const task = await http(server, 'POST', '/api/task', {
+        token: adminToken,
+        body: { name: `Compiled ${provider}`, prompt: 'Say hello.', chat_model: { provider, model: `${provider}-model` } },
+      })
+      expect(task.status).toBe(201)
+      const run = await http(server, 'POST', `/api/task/${task.body.id}/run`, { token: adminToken })
+      expect(run.status).toBe(202)
+      let status = run.body.status
+      for (let i = 0; i < 1200 && status === 'running'; i++) {
+        await sleep(25)
+        status = (await http(server, 'GET', `/api/task/${task.body.id}/runs`, { token: adminToken })).body[0].status
+      }
+      expect(status).toBe('succeeded')
+      const thread = await http(server, 'GET', `/api/threads/${run.body.thread_id}`, { token: adminToken })
+      const reply = thread.body.messages.at(-1)
+      expect(reply).toMatchObject({ role: 'assistant', content: `streamed by ${provider} in pieces`, model: { provider, model: `${provider}-model` } })
+      expect(reply.usage).toEqual({ input_tokens: 7, output_tokens: 5 })
+      const sent = models[provider].requests.at(-1)!
+      expect(sent.body.stream).toBe(true)
+      expect(sent.body.model).toBe(`${provider}-model`)
+    }
+  })
+
   test('a workflow regex condition runs on RE2 (re2js bundled): a catastrophic pattern answers, a backreference is refused', async () => {
     const agent = await http(server, 'POST', '/api/agents', { token: adminToken, body: { name: 'regex-bot', description: 'd', instructions: 'i' } })
     expect(agent.status).toBe(201)
@@ -221,7 +262,7 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(run.body).toMatchObject({ status: 'succeeded', result: 'no' })
   })
 
-  test('applications: a YAML Swagger 2.0 upload is read in the import worker (scalar parser and yaml bundled), arguments are checked (cfworker), and a call reaches a loopback upstream opened by outbound_allow with the sealed key', async () => {
+  test('applications: a YAML Swagger 2.0 upload is read in the import worker (scalar parser and js-yaml bundled), arguments are checked (the budgeted checker), and a call reaches a loopback upstream opened by outbound_allow with the sealed key', async () => {
     const upstream = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
@@ -272,6 +313,46 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(res.body.interactions_per_day.at(-1).api_action).toBe(2)
     expect(res.body.error_rate).toBe(0.5)
     expect(res.body.duration_ms.p50).toBeGreaterThan(0)
+  })
+
+  test('bundles in the binary: a built-in sample installs, fflate writes its export (read back by Info-ZIP-compatible fflate), it imports under a new name, and a link entry is refused', async () => {
+    const installed = await http(server, 'POST', '/api/marketplace/builtin-incident-triage/install', { token: adminToken, body: {} })
+    expect(installed.status).toBe(201)
+    const exported = await fetch(`${server.base}/api/agents/incident-triage/export`, { headers: { authorization: `Bearer ${adminToken}` } })
+    expect(exported.status).toBe(200)
+    expect(exported.headers.get('content-type')).toBe('application/zip')
+    const bytes = new Uint8Array(await exported.arrayBuffer())
+    const files = unzipSync(bytes)
+    expect(Object.keys(files).sort()).toEqual([
+      'agent.json',
+      'applications/incident-api/openapi.json',
+      'manifest.json',
+      'skills/severity-triage/SKILL.md',
+      'workflows/triage-incident.json',
+    ])
+    const upload = (zip: Uint8Array, name: string) => {
+      const form = new FormData()
+      form.append('file', new File([zip as Uint8Array<ArrayBuffer>], 'bundle.zip', { type: 'application/zip' }))
+      form.append('name', name)
+      return http(server, 'POST', '/api/agents/import', { token: adminToken, raw: form })
+    }
+    const imported = await upload(bytes, 'triage-copy')
+    expect(imported.status).toBe(201)
+    expect(imported.body.imported.applications).toEqual([expect.objectContaining({ api_name: 'incident-api', action: 'reuse' })])
+    const again = new Uint8Array(
+      await (await fetch(`${server.base}/api/agents/triage-copy/export`, { headers: { authorization: `Bearer ${adminToken}` } })).arrayBuffer(),
+    )
+    const withoutManifest = (all: Record<string, Uint8Array>) => Object.entries(all).filter(([path]) => path !== 'manifest.json')
+    expect(withoutManifest(unzipSync(again))).toEqual(withoutManifest(files))
+    // A symbolic link entry (Unix mode 120777 in the high half of the external attributes) is refused before anything is written.
+    const link = zipSync({
+      'agent.json': new TextEncoder().encode('{}'),
+      evil: [new TextEncoder().encode('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }],
+    })
+    const refused = await upload(link, 'linked')
+    expect(refused.status).toBe(422)
+    expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'file'], type: 'bundle_unsafe' })
+    expect((await http(server, 'GET', '/api/agents/linked', { token: adminToken })).status).toBe(404)
   })
 
   test("MCP: the SDK's v1 and v2 clients use an agent's live endpoint inside the binary (both protocol eras), its workflow and operation tools", async () => {
@@ -331,7 +412,8 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
       expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       evaluation: false,
     })
-    expect(h.checks.database).toEqual({ status: 'pass', latency_ms: expect.any(Number) })
+    // On the PostgreSQL run this is the binary talking to PostgreSQL through pg, bundled into it.
+    expect(h.checks.database).toEqual({ status: 'pass', kind: TEST_DATABASE_KIND, latency_ms: expect.any(Number) })
     expect(h.checks.scheduler).toEqual({ status: expect.any(String), jobs: expect.any(Number) })
     expect(h.checks.disk).toEqual({ status: expect.stringMatching(/^(pass|warn)$/), free_bytes: expect.any(Number) })
     for (const probe of ['/api/health/live', '/api/health/ready']) expect((await http(server, 'GET', probe)).body).toEqual({ status: 'pass' })
@@ -442,7 +524,16 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect((await http(server, 'GET', '/api/org/license', { token: orgToken })).body).toMatchObject({ seats: 10, status: 'valid' })
   })
 
-  test('backup FILE while the server runs writes a SQLite copy that opens and holds the users', async () => {
+  test.skipIf(!ON_POSTGRES)('backup FILE on PostgreSQL says to use pg_dump and writes the credential keys beside FILE', async () => {
+    const target = join(tmp, 'backups', 'pg.dump')
+    const r = spawnCli('backup', target, '--data', DATA, '--database-url', ((await testDatabaseFor(DATA)) as { url: string }).url)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('pg_dump')
+    expect(r.stdout).toContain(`${target}.keys`)
+    expect(statSync(`${target}.keys`).mode & 0o777).toBe(0o600)
+  })
+
+  test.skipIf(ON_POSTGRES)('backup FILE while the server runs writes a SQLite copy that opens and holds the users', async () => {
     const target = join(tmp, 'backups', 'copy.db')
     const writes = Array.from({ length: 5 }, (_, i) => http(server, 'POST', '/api/auth/tokens', { token: adminToken, body: { name: `during-backup-${i}` } }))
     const r = spawnCli('backup', target, '--data', DATA)

@@ -1,5 +1,5 @@
 // kill -9 while a workflow run waits for approval (server run from source): after a restart the checkpoint is there and resume works.
-import { Database } from 'bun:sqlite'
+import { openTestReader } from '../helpers/database.ts'
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -99,13 +99,12 @@ test('kill -9 while a long run writes its steps: the answered run keeps every st
 
   // A run of 30,002 steps (~2 s), killed once some of its rows are committed (the database is read beside the server).
   void call(server, 'POST', runPath, token, { input: { xs: Array.from({ length: 10_000 }, (_, i) => i) } }).catch(() => undefined)
-  const db = new Database(join(DATA, 'agentbox.db'), { readonly: true })
-  const rowsOfOthers = db.query('SELECT count(*) AS n FROM workflow_steps WHERE run_id != ?')
-  for (let i = 0; (rowsOfOthers.get(answered.body.run_id) as { n: number }).n === 0; i++) {
+  const db = await openTestReader(DATA)
+  for (let i = 0; (await db.count('workflow_steps', 'run_id != ?', answered.body.run_id)) === 0; i++) {
     if (i > 2000) throw new Error('the long run wrote no step rows')
     await sleep(5)
   }
-  db.close()
+  await db.close()
   await stopServer(server, 'SIGKILL')
   server = await launch()
 

@@ -1,6 +1,7 @@
 // The compiled binary and Chromium for the browser tests: launchServer (an unprovisioned instance), launchBrowser, and
 // startConsole (both, provisioned and signed in as the admin: one area of the console per test file). The binary is
 // built once per test process and shared by every file.
+import { dropTestDatabase, testDatabaseEnv } from '../helpers/database.ts'
 import type { Subprocess } from 'bun'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -66,10 +67,12 @@ export async function launchServer(env: Record<string, string> = { AGENTBOX_LICE
   const dir = mkdtempSync(join(tmpdir(), 'agentbox-e2e-'))
   const port = freePort()
   const base = `http://127.0.0.1:${port}`
+  // The suite's database: AGENTBOX_DATABASE_URL of a fresh PostgreSQL database on that run, else the data dir's file.
+  const database = await testDatabaseEnv(join(dir, 'data'))
   const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(
     [await binary(), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', join(dir, 'data')],
     {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn', ...env },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn', ...database, ...env },
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
@@ -92,6 +95,7 @@ export async function launchServer(env: Record<string, string> = { AGENTBOX_LICE
       proc.kill('SIGKILL')
       await proc.exited
       rmSync(dir, { recursive: true, force: true })
+      await dropTestDatabase(join(dir, 'data'))
     },
   }
 }

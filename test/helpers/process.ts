@@ -1,6 +1,7 @@
 // Spawns agentbox as a real process (from source or the compiled binary) on a free loopback port and waits until it answers.
 import type { Subprocess } from 'bun'
 import { resolve } from 'node:path'
+import { testDatabaseEnv } from './database.ts'
 
 export const ROOT = resolve(import.meta.dir, '../..')
 
@@ -22,6 +23,7 @@ export interface LaunchOptions {
   /** What to run before `serve …`: the binary's path, or [process.execPath, 'src/main.ts'] (the default). */
   readonly command?: string[]
   readonly dataDir: string
+  /** Added to the process's environment; the suite's database (AGENTBOX_DATABASE_URL on PostgreSQL) comes first. */
   readonly env?: Record<string, string>
 }
 
@@ -49,11 +51,12 @@ export const logLines = (server: RunningServer) =>
 
 /** Starts `serve` and polls /api/health/live every 20 ms for up to 15 s; retries on a port taken in between. */
 export async function launchServer({ command = [process.execPath, 'src/main.ts'], dataDir, env = {} }: LaunchOptions): Promise<RunningServer> {
+  const database = await testDatabaseEnv(dataDir)
   for (let attempt = 1; ; attempt++) {
     const port = freePort()
     const proc = Bun.spawn([...command, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, AGENTBOX_LICENSE_MODE: 'test', ...env },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, AGENTBOX_LICENSE_MODE: 'test', ...database, ...env },
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',

@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/platform/clock.ts'
 import type { Logger } from '../../src/platform/log.ts'
 import { createServer, type AgentboxServer, type ServerOverrides } from '../../src/server.ts'
 import { CONFORMANCE_ENABLED, ConformanceError, conformanceChecker, type ConformanceChecker } from './conformance.ts'
+import { dropTestDatabase, testDatabaseEnv, testSql, type TestSql } from './database.ts'
 import { issueTestLicense, type TestLicenseOptions } from './license.ts'
 
 export const ADMIN = { email: 'admin@example.com', name: 'Ada Admin', password: 'correct horse battery' } as const
@@ -43,6 +44,8 @@ export interface TestServer {
   clock: ManualClock
   log: CapturedLog
   dataDir: string
+  /** Plain SQL on the server's database (SQLite or PostgreSQL, whichever the run uses), `?` placeholders. */
+  sql: TestSql
   /** Waits the server asked for (the login throttle's delays), in ms; recorded and skipped, the clock moves instead. */
   sleeps: number[]
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<JsonResponse<T>>
@@ -70,7 +73,13 @@ export interface StartOptions {
 
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'agentbox-test-'))
-  const env = { AGENTBOX_DATA_DIR: dataDir, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_LOG_LEVEL: 'error', ...options.env }
+  const env = {
+    AGENTBOX_DATA_DIR: dataDir,
+    AGENTBOX_LICENSE_MODE: 'test',
+    AGENTBOX_LOG_LEVEL: 'error',
+    ...(await testDatabaseEnv(dataDir)),
+    ...options.env,
+  }
   const clock = new ManualClock(options.now ?? Date.now())
   const log = new CapturedLog()
   const sleeps: number[] = []
@@ -160,6 +169,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     clock,
     log,
     dataDir,
+    sql: testSql(() => server.database.db),
     sleeps,
     request,
     login,
@@ -192,7 +202,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
     async close() {
       await server.stop()
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
+      if (!options.dataDir) {
+        rmSync(dataDir, { recursive: true, force: true })
+        await dropTestDatabase(dataDir)
+      }
     },
   }
   return harness

@@ -197,6 +197,6 @@ describe('POST /api/agents/{name}/live', () => {
 describe('snapshots', () => {
   test('published versions are immutable in the database', async () => {
     await call('POST', '/publish')
-    expect(() => t.server.database.writer.run("UPDATE agent_versions SET note = 'changed'")).toThrow('agent versions are immutable')
+    expect(t.sql.run("UPDATE agent_versions SET note = 'changed'")).rejects.toThrow('agent versions are immutable')
   })
 })

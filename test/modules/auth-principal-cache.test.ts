@@ -68,7 +68,7 @@ describe('remembered principals never outlive a write', () => {
 
   test('a write that bypasses every service (straight on the writer connection) is seen too', async () => {
     await warm(member.token, memberPat)
-    t.server.database.writer.run('UPDATE users SET active = 0 WHERE id = ?', [member.id])
+    await t.sql.run('UPDATE users SET active = 0 WHERE id = ?', member.id)
     expect((await me(member.token)).status).toBe(401)
     expect((await me(memberPat)).status).toBe(401)
   })

@@ -1,6 +1,6 @@
 // Context types (CONTRACT §8): list, create, get, replace, delete; unique names per tenant, created_by, who may change them.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { queryPlan } from '../../src/platform/db/query-plan.ts'
+import { explain, planSorts, planUsesIndex } from '../../src/platform/db/query-plan.ts'
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer
@@ -112,8 +112,11 @@ describe('GET /api/context-type', () => {
     expect((await t.request('GET', '/api/context-type')).status).toBe(401)
   })
 
-  test('the list is served by the unique name index', () => {
-    expect(queryPlan(t.server.database.reader, 'SELECT id FROM context_types ORDER BY name').join(' ')).toContain('context_types_name')
+  test('the list is served by the unique name index', async () => {
+    const orderBy = t.server.database.kind === 'sqlite' ? 'name' : 'lower(name)'
+    const plan = await explain(t.server.database, `SELECT id FROM context_types ORDER BY ${orderBy}`)
+    expect(planUsesIndex(plan, 'context_types_name')).toBe(true)
+    expect(planSorts(plan)).toBe(false)
   })
 })
 

@@ -1,4 +1,5 @@
 // Health (CONTRACT §4): the public report, liveness and readiness.
+import { closeReadConnection, TEST_DATABASE_KIND } from '../helpers/database.ts'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
@@ -20,7 +21,7 @@ describe('GET /api/health', () => {
       provisioned: true,
       license: { status: 'valid', mode: 'test', expires_at: expect.stringMatching(/Z$/), evaluation: false },
       checks: {
-        database: { status: 'pass', latency_ms: expect.any(Number) },
+        database: { status: 'pass', kind: TEST_DATABASE_KIND, latency_ms: expect.any(Number) },
         scheduler: { status: 'pass', jobs: 0 },
         disk: { status: 'pass', free_bytes: expect.any(Number) },
         proxy: { status: 'pass', untrusted_forwarded_requests: 0, last_seen_at: null, detail: null },
@@ -59,11 +60,11 @@ describe('GET /api/health', () => {
 
   test('answers 503 fail when the database cannot answer', async () => {
     t = await startTestServer()
-    t.server.database.reader.close()
+    await closeReadConnection(t.server.database)
     const res = await t.request('GET', '/api/health')
     expect(res.status).toBe(503)
     expect(res.body.status).toBe('fail')
-    expect(res.body.checks.database).toEqual({ status: 'fail', latency_ms: null })
+    expect(res.body.checks.database).toEqual({ status: 'fail', kind: TEST_DATABASE_KIND, latency_ms: null })
     expect((await t.request('GET', '/api/health/ready')).status).toBe(503)
     expect((await t.request('GET', '/api/health/live')).status).toBe(200)
   })
@@ -83,7 +84,7 @@ describe('probe cache (issue 14, item 25)', () => {
   test('the database probe is reused for a second, then run again: a failure shows once the second has passed', async () => {
     t = await startTestServer()
     expect((await t.request('GET', '/api/health')).body.checks.database.status).toBe('pass')
-    t.server.database.reader.close()
+    await closeReadConnection(t.server.database)
     expect((await t.request('GET', '/api/health')).status).toBe(200)
     expect((await t.request('GET', '/api/health/ready')).status).toBe(200)
     t.clock.advance(999)
@@ -91,7 +92,7 @@ describe('probe cache (issue 14, item 25)', () => {
     t.clock.advance(1)
     const res = await t.request('GET', '/api/health')
     expect(res.status).toBe(503)
-    expect(res.body.checks.database).toEqual({ status: 'fail', latency_ms: null })
+    expect(res.body.checks.database).toEqual({ status: 'fail', kind: TEST_DATABASE_KIND, latency_ms: null })
     expect((await t.request('GET', '/api/health/ready')).status).toBe(503)
   })
 })

@@ -74,26 +74,26 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 /** The rollup's non-empty rows and the same counts from the interaction rows, both in key order. */
-function compare(rollup: (typeof ROLLUPS)[number]): { stored: unknown[]; fromRows: unknown[] } {
-  const db = t.server.database.reader
+async function compare(rollup: (typeof ROLLUPS)[number]): Promise<{ stored: unknown[]; fromRows: unknown[] }> {
   const counts = rollup.errors ? 'n, errors' : 'n'
   const keys = rollup.keys.join(', ')
-  const stored = db.query(`SELECT ${keys}, ${counts} FROM ${rollup.table} WHERE n <> 0 ORDER BY ${keys}`).values()
+  const values = (rows: Record<string, unknown>[]) => rows.map((row) => Object.values(row))
+  const stored = values(await t.sql.all(`SELECT ${keys}, ${counts} FROM ${rollup.table} WHERE n <> 0 ORDER BY ${keys}`))
   const positions = rollup.keys.map((_, i) => i + 1).join(', ')
-  const fromRows = db
-    .query(
+  const fromRows = values(
+    await t.sql.all(
       `SELECT ${rollup.fromRow.map((expr, i) => `${expr} AS k${i}`).join(', ')}, count(*)${rollup.errors ? ', sum(is_error)' : ''} FROM interactions
        ${rollup.durations ? 'WHERE duration_seconds IS NOT NULL' : ''} GROUP BY ${positions} ORDER BY ${positions}`,
-    )
-    .values()
+    ),
+  )
   return { stored, fromRows }
 }
 
 describe('insights rollups', () => {
-  test('each equals a GROUP BY over the rows after concurrent records', () => {
-    expect((t.server.database.reader.query('SELECT count(*) AS n FROM interactions').get() as { n: number }).n).toBe(3600)
+  test('each equals a GROUP BY over the rows after concurrent records', async () => {
+    expect(((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n).toBe(3600)
     for (const rollup of ROLLUPS) {
-      const { stored, fromRows } = compare(rollup)
+      const { stored, fromRows } = await compare(rollup)
       expect(stored.length).toBeGreaterThan(0)
       expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
     }
@@ -103,9 +103,9 @@ describe('insights rollups', () => {
     const { deleted } = await pruneInteractions(t.server.database.db, new ManualClock(Date.parse(NOW)), 45, { batchSize: 97 })
     expect(deleted).toBeGreaterThan(1000)
     // The emptied daily usage rows are gone (insights ask them whether anything precedes a range).
-    expect(t.server.database.reader.query('SELECT count(*) AS n FROM interaction_user_daily_usage WHERE n = 0').get()).toEqual({ n: 0 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM interaction_user_daily_usage WHERE n = 0')).toEqual({ n: 0 })
     for (const rollup of ROLLUPS) {
-      const { stored, fromRows } = compare(rollup)
+      const { stored, fromRows } = await compare(rollup)
       expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
     }
   })
@@ -116,10 +116,10 @@ describe('insights rollups', () => {
     await m0011.up(db as Kysely<unknown>)
     for (const table of ['interaction_user_monthly_tools', 'interaction_user_tools', 'interaction_user_durations']) {
       const rollup = ROLLUPS.find((candidate) => candidate.table === table)!
-      const before = compare(rollup)
+      const before = await compare(rollup)
       expect(before.stored).toEqual(before.fromRows)
       await sql`delete from interactions where user_id = ${users[1]!} and substr(created_at, 1, 10) = ${`2026-11-0${ROLLUPS.indexOf(rollup) % 9}`}`.execute(db)
-      const after = compare(rollup)
+      const after = await compare(rollup)
       expect(after.stored).toEqual(after.fromRows)
       expect(after.stored).not.toEqual(before.stored)
     }

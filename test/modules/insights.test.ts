@@ -55,8 +55,8 @@ beforeAll(async () => {
 })
 afterAll(() => p.t.close())
 
-const rows = (): Row[] =>
-  p.t.server.database.writer.query('SELECT user_id, kind, api_title, action, is_error, duration_seconds, created_at FROM interactions').all() as Row[]
+const rows = async (): Promise<Row[]> =>
+  (await p.t.sql.all('SELECT user_id, kind, api_title, action, is_error, duration_seconds, created_at FROM interactions')) as Row[]
 const insights = (query: string, token = p.admin) => p.t.request('GET', `/api/insights${query}`, { token })
 
 /** The figures computed the naive way, from the rows. */
@@ -107,7 +107,7 @@ describe('GET /api/insights', () => {
   test('admins: the organisation, every figure as the rows say, every day present', async () => {
     const res = await insights('?from=2026-10-01&to=2026-10-20')
     expect(res.status).toBe(200)
-    const want = expected(rows(), '2026-10-01', '2026-10-20')
+    const want = expected(await rows(), '2026-10-01', '2026-10-20')
     expect(res.body.from).toBe('2026-10-01')
     expect(res.body.to).toBe('2026-10-20')
     expect(res.body.interactions_per_day).toEqual(want.perDay)
@@ -134,7 +134,7 @@ describe('GET /api/insights', () => {
     ] as const) {
       const res = await insights(`?from=${from}&to=${to}`, token)
       const want = expected(
-        rows().filter((row) => only === null || row.user_id === only),
+        (await rows()).filter((row) => only === null || row.user_id === only),
         from,
         to,
       )
@@ -148,16 +148,16 @@ describe('GET /api/insights', () => {
     }
     // Exactly one whole month, and a range inside one month.
     const october = (await insights('?from=2026-10-01&to=2026-10-31')).body
-    const want = expected(rows(), '2026-10-01', '2026-10-31')
+    const want = expected(await rows(), '2026-10-01', '2026-10-31')
     expectClose(october.duration_ms.p95, want.p95)
     const inside = (await insights('?from=2026-10-05&to=2026-10-09')).body
-    expectClose(inside.duration_ms.p50, expected(rows(), '2026-10-05', '2026-10-09').p50)
+    expectClose(inside.duration_ms.p50, expected(await rows(), '2026-10-05', '2026-10-09').p50)
   })
 
   test('members: their own interactions only', async () => {
     const res = await insights('?from=2026-10-01&to=2026-10-20', p.viewer.token)
     const want = expected(
-      rows().filter((row) => row.user_id === p.viewer.id),
+      (await rows()).filter((row) => row.user_id === p.viewer.id),
       '2026-10-01',
       '2026-10-20',
     )
@@ -170,7 +170,7 @@ describe('GET /api/insights', () => {
   test('one agent: the calls through its MCP server only; 404 for an agent the caller cannot see', async () => {
     const res = await insights(`?from=2026-10-01&to=2026-10-20&agent_name=${agent}`)
     const want = expected(
-      rows().filter((row) => row.kind === 'mcp_tool' && row.api_title === agent),
+      (await rows()).filter((row) => row.kind === 'mcp_tool' && row.api_title === agent),
       '2026-10-01',
       '2026-10-20',
     )
@@ -181,7 +181,7 @@ describe('GET /api/insights', () => {
     // A member's calls through the agent: the same figures over their rows only.
     const mine = await insights(`?from=2026-10-01&to=2026-10-20&agent_name=${agent}`, p.viewer.token)
     const wantMine = expected(
-      rows().filter((row) => row.kind === 'mcp_tool' && row.api_title === agent && row.user_id === p.viewer.id),
+      (await rows()).filter((row) => row.kind === 'mcp_tool' && row.api_title === agent && row.user_id === p.viewer.id),
       '2026-10-01',
       '2026-10-20',
     )
@@ -216,7 +216,7 @@ describe('GET /api/insights', () => {
 
   test('deleting interactions (retention) takes them out of every figure', async () => {
     const before = (await insights('?from=2026-10-01&to=2026-10-01')).body
-    p.t.server.database.writer.run("DELETE FROM interactions WHERE substr(created_at, 1, 10) = '2026-10-01'")
+    await p.t.sql.run("DELETE FROM interactions WHERE substr(created_at, 1, 10) = '2026-10-01'")
     const after = (await insights('?from=2026-10-01&to=2026-10-01')).body
     expect(after.interactions_per_day[0].total).toBe(0)
     expect(after.active_users_per_day[0].count).toBe(0)

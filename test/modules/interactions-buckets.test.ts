@@ -1,6 +1,13 @@
 // Bucket arithmetic of interaction summaries: strict dates, ISO weeks at year boundaries, complete bucket lists, and agreement with SQLite.
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'kysely'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../../src/platform/db/database.ts'
+import { isoWeekOfDay } from '../../src/platform/db/dialect.ts'
+import { dropTestDatabase, emptyTestDatabase, ON_POSTGRES } from '../helpers/database.ts'
 import { bucketCount, bucketKeys, dayKey, defaultStart, isoWeekKey, monthKey, parseInstant } from '../../src/modules/interactions/buckets.ts'
 
 const at = (iso: string) => Date.parse(iso)
@@ -42,6 +49,31 @@ describe('isoWeekKey', () => {
       expect(isoWeekKey(ms)).toBe((sqlite.query(`SELECT strftime('%G-W%V', ?) AS w`).get(day) as { w: string }).w)
     }
     sqlite.close()
+  })
+
+  // The summaries' weekly buckets on PostgreSQL come from platform/db/dialect.ts's isoWeekOfDay: the same keys.
+  test.skipIf(!ON_POSTGRES)('agrees with the PostgreSQL week expression on every day from 1995 to 2045 and at the ends of the calendar', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentbox-weeks-'))
+    const handle = openDatabase(await emptyTestDatabase(dir))
+    try {
+      const days = sql<{
+        day: string
+      }>`select to_char(d, 'YYYY-MM-DD') as day from generate_series(date '1995-01-01', date '2045-12-31', interval '1 day') as d`
+      const rows = await handle.db
+        .selectFrom(days.as('d'))
+        .select(['d.day', isoWeekOfDay('postgres', 'd.day').as('week')])
+        .execute()
+      expect(rows.length).toBeGreaterThan(18_000)
+      expect(rows.filter((r) => isoWeekKey(at(`${r.day}T00:00:00Z`)) !== r.week)).toEqual([])
+      for (const day of ['0001-01-01', '0001-01-07', '9999-12-31', '2000-02-29']) {
+        const one = await sql<{ w: string }>`select ${isoWeekOfDay('postgres', 'day')} as w from (select cast(${day} as text) as day) as x`.execute(handle.db)
+        expect(isoWeekKey(parseInstant(day)!)).toBe(one.rows[0]!.w)
+      }
+    } finally {
+      await handle.close()
+      rmSync(dir, { recursive: true, force: true })
+      await dropTestDatabase(dir)
+    }
   })
 })
 

@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const record = (body: unknown, token = member.token) => t.request('POST', '/api/interaction/record-mcp-tool', { token, body })
-const row = (id: string) => t.server.database.reader.query('SELECT * FROM interactions WHERE id = ?').get(id) as Record<string, unknown>
+const row = async (id: string) => (await t.sql.get('SELECT * FROM interactions WHERE id = ?', id)) as Record<string, unknown>
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 const full = {
@@ -33,7 +33,7 @@ describe('recording', () => {
     const res = await record(full)
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ id: expect.stringMatching(UUID7), recorded: true })
-    expect(row(res.body.id)).toEqual({
+    expect(await row(res.body.id)).toEqual({
       id: res.body.id,
       user_id: member.id,
       kind: 'mcp_tool',
@@ -53,7 +53,7 @@ describe('recording', () => {
   test('only tool_name and mcp_server_name are required; the rest is stored as null', async () => {
     const res = await record({ tool_name: 't', mcp_server_name: 's' })
     expect(res.status).toBe(200)
-    expect(row(res.body.id)).toMatchObject({
+    expect(await row(res.body.id)).toMatchObject({
       is_error: 0,
       duration_seconds: null,
       conversation_id: null,
@@ -80,44 +80,44 @@ describe('recording', () => {
     for (const [result, expected] of cases) {
       const res = await record({ tool_name: 't', mcp_server_name: 's', result })
       expect(res.status).toBe(200)
-      expect({ result, is_error: row(res.body.id).is_error }).toEqual({ result, is_error: expected })
-      expect(row(res.body.id).result).toBe(JSON.stringify(result))
+      expect({ result, is_error: (await row(res.body.id)).is_error }).toEqual({ result, is_error: expected })
+      expect((await row(res.body.id)).result).toBe(JSON.stringify(result))
     }
   })
 
   test('admins and the org token record for themselves', async () => {
     const me = (await t.request('GET', '/api/auth/me', { token: adminToken })).body
     const res = await record({ tool_name: 't', mcp_server_name: 's' }, adminToken)
-    expect(row(res.body.id).user_id).toBe(me.id)
+    expect((await row(res.body.id)).user_id).toBe(me.id)
   })
 
   test('unknown fields are ignored', async () => {
     const res = await record({ tool_name: 't', mcp_server_name: 's', is_error: true, user_id: 'someone-else', extra: { a: 1 } })
     expect(res.status).toBe(200)
-    expect(row(res.body.id)).toMatchObject({ user_id: member.id, is_error: 0 })
+    expect(await row(res.body.id)).toMatchObject({ user_id: member.id, is_error: 0 })
   })
 
   test('duration_seconds 0 and large values are fine; integers too', async () => {
     for (const duration_seconds of [0, 3, 86_400.5]) expect((await record({ tool_name: 't', mcp_server_name: 's', duration_seconds })).status).toBe(200)
   })
 
-  test('rows are immutable: an UPDATE is refused by the database', () => {
-    expect(() => t.server.database.writer.run("UPDATE interactions SET api_title = 'x'")).toThrow('interactions are immutable')
+  test('rows are immutable: an UPDATE is refused by the database', async () => {
+    expect(t.sql.run("UPDATE interactions SET api_title = 'x'")).rejects.toThrow('interactions are immutable')
   })
 })
 
 describe('group commit', () => {
   test('200 concurrent records are all stored, each with its own id, and the daily rollup counts every one', async () => {
-    const count = (sql: string) => (t.server.database.reader.query(sql).get() as { n: number }).n
-    const rowsBefore = count('SELECT count(*) AS n FROM interactions')
-    const rollupBefore = count('SELECT sum(n) AS n FROM interaction_daily_usage')
+    const count = async (sql: string) => ((await t.sql.get(sql)) as { n: number }).n
+    const rowsBefore = await count('SELECT count(*) AS n FROM interactions')
+    const rollupBefore = await count('SELECT sum(n) AS n FROM interaction_daily_usage')
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => record({ tool_name: `t${i}`, mcp_server_name: `s${i % 7}` })))
     expect(answers.every((a) => a.status === 200)).toBe(true)
     const ids = answers.map((a) => a.body.id)
     expect(new Set(ids).size).toBe(200)
-    expect(count('SELECT count(*) AS n FROM interactions') - rowsBefore).toBe(200)
-    expect(count('SELECT sum(n) AS n FROM interaction_daily_usage') - rollupBefore).toBe(200)
-    for (const [i, id] of ids.entries()) expect(row(id)).toMatchObject({ action: `t${i}`, api_title: `s${i % 7}` })
+    expect((await count('SELECT count(*) AS n FROM interactions')) - rowsBefore).toBe(200)
+    expect((await count('SELECT sum(n) AS n FROM interaction_daily_usage')) - rollupBefore).toBe(200)
+    for (const [i, id] of ids.entries()) expect(await row(id)).toMatchObject({ action: `t${i}`, api_title: `s${i % 7}` })
   })
 
   test('a row that cannot be stored fails alone: the others of its batch are committed', async () => {
@@ -129,10 +129,10 @@ describe('group commit', () => {
       store.record(member.id, valid),
     ])
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
-    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toContain('FOREIGN KEY')
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY|foreign key/)
     for (const outcome of [outcomes[0], outcomes[2]] as PromiseFulfilledResult<{ id: string }>[])
-      expect(row(outcome.value.id)).toMatchObject({ api_title: 'batch', user_id: member.id })
-    expect(t.server.database.reader.query("SELECT count(*) AS n FROM interactions WHERE action = 'orphan'").get()).toEqual({ n: 0 })
+      expect(await row(outcome.value.id)).toMatchObject({ api_title: 'batch', user_id: member.id })
+    expect(await t.sql.get("SELECT count(*) AS n FROM interactions WHERE action = 'orphan'")).toEqual({ n: 0 })
   })
 })
 
@@ -181,11 +181,11 @@ describe('refusals', () => {
   ]
   for (const [name, body, expected] of invalid) {
     test(`${name}: 422 naming each field`, async () => {
-      const before = (t.server.database.reader.query('SELECT count(*) AS n FROM interactions').get() as { n: number }).n
+      const before = ((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n
       const res = await record(body)
       expect(res.status).toBe(422)
       expect(res.body.detail.map((d: any) => [d.loc.slice(1).join('.'), d.type]).sort()).toEqual(expected)
-      expect((t.server.database.reader.query('SELECT count(*) AS n FROM interactions').get() as { n: number }).n).toBe(before)
+      expect(((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n).toBe(before)
     })
   }
 
@@ -197,18 +197,18 @@ describe('refusals', () => {
   })
 
   test('a record body over 1 MiB is 413, and nothing is stored', async () => {
-    const before = (t.server.database.reader.query('SELECT count(*) AS n FROM interactions').get() as { n: number }).n
+    const before = ((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n
     const res = await record({ tool_name: 't', mcp_server_name: 's', result: { content: [{ type: 'text', text: 'x'.repeat(1024 * 1024) }] } })
     expect(res.status).toBe(413)
     expect(res.body).toEqual({ detail: 'Request body too large' })
-    expect((t.server.database.reader.query('SELECT count(*) AS n FROM interactions').get() as { n: number }).n).toBe(before)
+    expect(((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n).toBe(before)
   })
 
   test('a result just under 1 MiB is stored whole', async () => {
     const text = 'y'.repeat(1024 * 1024 - 200)
     const res = await record({ tool_name: 't', mcp_server_name: 's', result: [{ type: 'text', text }] })
     expect(res.status).toBe(200)
-    expect(JSON.parse(row(res.body.id).result as string)[0].text).toHaveLength(text.length)
+    expect(JSON.parse((await row(res.body.id)).result as string)[0].text).toHaveLength(text.length)
   })
 
   test('no token, or a bad one, is 401 before the body is looked at', async () => {

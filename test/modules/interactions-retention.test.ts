@@ -34,14 +34,14 @@ async function seed(days: number, perDay: number): Promise<{ adminToken: string 
   return { adminToken }
 }
 
-const count = (where = '1') => (t.server.database.reader.query(`SELECT count(*) AS n FROM interactions WHERE ${where}`).get() as { n: number }).n
-const rollupSum = (where = '1') =>
-  (t.server.database.reader.query(`SELECT coalesce(sum(n), 0) AS n FROM interaction_daily_usage WHERE ${where}`).get() as { n: number }).n
+const count = async (where = 'true') => ((await t.sql.get(`SELECT count(*) AS n FROM interactions WHERE ${where}`)) as { n: number }).n
+const rollupSum = async (where = 'true') =>
+  ((await t.sql.get(`SELECT coalesce(sum(n), 0) AS n FROM interaction_daily_usage WHERE ${where}`)) as { n: number }).n
 
 /** The admin's summary (from the rollup) against a GROUP BY over the raw rows, over the whole seeded range. */
 async function expectSummaryExact(token: string): Promise<void> {
   const res = await t.request('POST', '/api/interaction/summary', { token, body: { time_frame: 'monthly', start_date: '2026-12-01', end_date: '2027-03-31' } })
-  const raw = t.server.database.reader.query('SELECT substr(created_at, 1, 7) AS m, api_title, count(*) AS n FROM interactions GROUP BY 1, 2').all() as {
+  const raw = (await t.sql.all('SELECT substr(created_at, 1, 7) AS m, api_title, count(*) AS n FROM interactions GROUP BY 1, 2')) as {
     m: string
     api_title: string
     n: number
@@ -62,20 +62,20 @@ describe('retentionCutoffDay', () => {
 describe('pruneInteractions', () => {
   test('deletes whole days before the cutoff for every user, in small batches, and the summaries stay exact', async () => {
     const { adminToken } = await seed(45, 24)
-    const before = count()
-    const old = count("created_at < '2027-02-13'")
+    const before = await count()
+    const old = await count("created_at < '2027-02-13'")
     expect(old).toBeGreaterThan(0)
     await expectSummaryExact(adminToken)
 
     const result = await pruneInteractions(t.server.database.db, t.clock, 30, { batchSize: 7 })
     expect(result).toEqual({ cutoffDay: '2027-02-13', deleted: old })
-    expect(count()).toBe(before - old)
-    expect(count("created_at < '2027-02-13'")).toBe(0)
-    expect(count("created_at >= '2027-02-13' AND created_at < '2027-02-14'")).toBe(24)
+    expect(await count()).toBe(before - old)
+    expect(await count("created_at < '2027-02-13'")).toBe(0)
+    expect(await count("created_at >= '2027-02-13' AND created_at < '2027-02-14'")).toBe(24)
     // The rollup lost exactly what was deleted, and its emptied days are gone.
-    expect(rollupSum()).toBe(count())
-    expect(rollupSum("day < '2027-02-13'")).toBe(0)
-    expect((t.server.database.reader.query("SELECT count(*) AS n FROM interaction_daily_usage WHERE day < '2027-02-13'").get() as { n: number }).n).toBe(0)
+    expect(await rollupSum()).toBe(await count())
+    expect(await rollupSum("day < '2027-02-13'")).toBe(0)
+    expect(((await t.sql.get("SELECT count(*) AS n FROM interaction_daily_usage WHERE day < '2027-02-13'")) as { n: number }).n).toBe(0)
     await expectSummaryExact(adminToken)
 
     expect(await pruneInteractions(t.server.database.db, t.clock, 30, { batchSize: 7 })).toEqual({ cutoffDay: '2027-02-13', deleted: 0 })
@@ -91,7 +91,7 @@ describe('pruneInteractions', () => {
     clock.set('2027-02-13T00:00:00.000Z')
     await store.record(orgId, { kind: 'mcp_tool', apiTitle: 'x', action: 'a', isError: false })
     expect((await pruneInteractions(t.server.database.db, t.clock, 30)).deleted).toBe(1)
-    expect(t.server.database.reader.query('SELECT created_at FROM interactions').all()).toEqual([{ created_at: '2027-02-13T00:00:00.000Z' }])
+    expect(await t.sql.all('SELECT created_at FROM interactions')).toEqual([{ created_at: '2027-02-13T00:00:00.000Z' }])
     const res = await t.request('POST', '/api/interaction/summary', { token: orgToken, body: { start_date: '2027-02-12', end_date: '2027-02-13' } })
     expect(res.body).toEqual({ '2027-02-12': {}, '2027-02-13': { x: 1 } })
   })
@@ -106,6 +106,7 @@ describe('the retention job', () => {
         throw notAuthenticated()
       },
       licenseLapsed: () => false,
+      synchronous: true,
     })
     createInteractionsModule({
       config: t.server.config,
@@ -119,16 +120,16 @@ describe('the retention job', () => {
     expect(RETENTION_CHECK_MS).toBe(60 * 60 * 1000)
     expect(t.server.config.interactionRetentionDays).toBe(30)
 
-    const old = count("created_at < '2027-02-13'")
+    const old = await count("created_at < '2027-02-13'")
     await jobs[0]!.run()
-    expect(count("created_at < '2027-02-13'")).toBe(0)
+    expect(await count("created_at < '2027-02-13'")).toBe(0)
     expect(t.log.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'interactions pruned', cutoff_day: '2027-02-13', deleted: old }))
 
     // A day later the cutoff moves by one whole day.
     t.clock.advance(DAY)
     await jobs[0]!.run()
-    expect(count("created_at < '2027-02-14'")).toBe(0)
-    expect(count("created_at >= '2027-02-14' AND created_at < '2027-02-15'")).toBe(6)
+    expect(await count("created_at < '2027-02-14'")).toBe(0)
+    expect(await count("created_at >= '2027-02-14' AND created_at < '2027-02-15'")).toBe(6)
   })
 
   test('the retention defaults to 365 days', async () => {

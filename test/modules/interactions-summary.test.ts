@@ -1,4 +1,5 @@
 // POST /api/interaction/summary (CONTRACT §6): UTC buckets (ISO weeks at year ends), completeness, scoping, filters, refusals.
+import { ON_POSTGRES } from '../helpers/database.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock.ts'
 import { InteractionsService } from '../../src/modules/interactions/service.ts'
@@ -290,20 +291,20 @@ describe('exactness of the organisation rollup', () => {
       })
     }
     const range = { start_date: '2027-03-01', end_date: '2027-06-28' }
-    const naive = (bucket: string) =>
-      t.server.database.reader
-        .query(
-          `SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions NOT INDEXED WHERE created_at >= '2027-03-01' AND created_at < '2027-06-29' GROUP BY 1, 2`,
-        )
-        .all() as { b: string; api_title: string; n: number }[]
+    // The rows themselves, not an index or a rollup (NOT INDEXED is SQLite's; PostgreSQL reads the table here anyway).
+    const notIndexed = ON_POSTGRES ? '' : 'NOT INDEXED'
+    const naive = async (bucket: string) =>
+      (await t.sql.all(
+        `SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions ${notIndexed} WHERE created_at >= '2027-03-01' AND created_at < '2027-06-29' GROUP BY 1, 2`,
+      )) as { b: string; api_title: string; n: number }[]
     for (const [frame, bucket] of [
       ['daily', 'substr(created_at, 1, 10)'],
-      ['weekly', "strftime('%G-W%V', created_at)"],
+      ['weekly', ON_POSTGRES ? `to_char(cast(substr(created_at, 1, 10) as date), 'IYYY-"W"IW')` : "strftime('%G-W%V', created_at)"],
       ['monthly', 'substr(created_at, 1, 7)'],
     ] as const) {
       const res = await summary({ time_frame: frame, ...range })
       const expected: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(res.body).map((k) => [k, {}]))
-      for (const row of naive(bucket)) expected[row.b]![row.api_title] = row.n
+      for (const row of await naive(bucket)) expected[row.b]![row.api_title] = row.n
       expect(res.body).toEqual(expected)
     }
   })

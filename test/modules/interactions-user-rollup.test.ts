@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
-import { queryPlan } from '../../src/platform/db/query-plan.ts'
+import { explain } from '../../src/platform/db/query-plan.ts'
+import { dropTestDatabase, emptyTestDatabase, testSql } from '../helpers/database.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 const DAY = 86_400_000
@@ -19,27 +20,34 @@ let dir: string | undefined
 afterEach(async () => {
   await t?.close()
   t = undefined
-  if (dir) rmSync(dir, { recursive: true, force: true })
+  if (dir) {
+    rmSync(dir, { recursive: true, force: true })
+    await dropTestDatabase(dir)
+  }
   dir = undefined
 })
 
 describe('per-user rollup', () => {
   test('its migration counts the rows stored before it', async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentbox-rollup-'))
-    const handle = openDatabase(join(dir, 'agentbox.db'))
+    const handle = openDatabase(await emptyTestDatabase(dir))
+    const sql = testSql(handle.db, handle.kind)
     // Every migration before this one: the database as an instance that had not yet applied it.
     const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0006_interaction_user_rollup'))
     await migrateToLatest(handle, join(dir, 'backups'), 0, before)
     const now = '2026-01-01T00:00:00.000Z'
     for (const id of ['u1', 'u2'])
-      handle.writer
-        .query(
-          `INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, 'n', 'member', NULL, 1, 0, ?, ?)`,
-        )
-        .run(id, `${id}@example.com`, now, now)
-    const insert = handle.writer.query(`INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, created_at) VALUES (?, ?, ?, ?, 'a', 0, ?)`)
+      await sql.run(
+        `INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, 'n', 'member', NULL, 1, 0, ?, ?)`,
+        id,
+        `${id}@example.com`,
+        now,
+        now,
+      )
+    const insert = (...values: string[]) =>
+      sql.run(`INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, created_at) VALUES (?, ?, ?, ?, 'a', 0, ?)`, ...values)
     for (let i = 0; i < 300; i++)
-      insert.run(
+      await insert(
         `i${i}`,
         i % 3 ? 'u1' : 'u2',
         i % 4 ? 'mcp_tool' : 'api_action',
@@ -47,9 +55,9 @@ describe('per-user rollup', () => {
         new Date(Date.parse(now) + (i % 11) * DAY + i * 1000).toISOString(),
       )
     await migrateToLatest(handle, join(dir, 'backups'), 0)
-    const rollup = handle.reader.query(rollupQuery).all()
+    const rollup = await sql.all(rollupQuery)
     expect(rollup.length).toBeGreaterThan(20)
-    expect(rollup).toEqual(handle.reader.query(naiveQuery).all())
+    expect(rollup).toEqual(await sql.all(naiveQuery))
     await handle.close()
   })
 
@@ -71,22 +79,25 @@ describe('per-user rollup', () => {
     }
     t.clock.set(Date.parse('2026-03-10T12:00:00Z'))
     // Records are acknowledged once committed. Delete one day as retention would: the delete trigger keeps the rollup exact.
-    t.server.database.writer.query("DELETE FROM interactions WHERE created_at < '2026-03-02T00:00:00.000Z'").run()
-    expect(t.server.database.reader.query(rollupQuery).all()).toEqual(t.server.database.reader.query(naiveQuery).all())
+    await t.sql.run("DELETE FROM interactions WHERE created_at < '2026-03-02T00:00:00.000Z'")
+    expect(await t.sql.all(rollupQuery)).toEqual(await t.sql.all(naiveQuery))
 
     const summary = await t.request('POST', '/api/interaction/summary', { token: member.token, body: { start_date: '2026-03-01', end_date: '2026-03-10' } })
-    const raw = t.server.database.reader
-      .query(`SELECT substr(created_at, 1, 10) AS d, api_title, count(*) AS n FROM interactions WHERE user_id = ? GROUP BY 1, 2`)
-      .all(member.id) as { d: string; api_title: string; n: number }[]
+    const raw = (await t.sql.all(
+      `SELECT substr(created_at, 1, 10) AS d, api_title, count(*) AS n FROM interactions WHERE user_id = ? GROUP BY 1, 2`,
+      member.id,
+    )) as { d: string; api_title: string; n: number }[]
     const expected: Record<string, Record<string, number>> = {}
     for (let d = 1; d <= 10; d++) expected[`2026-03-${String(d).padStart(2, '0')}`] = {}
     for (const row of raw) expected[row.d]![row.api_title] = row.n
     expect(summary.body).toEqual(expected)
     expect(raw.length).toBeGreaterThan(10)
 
-    const plan = queryPlan(
-      t.server.database.reader,
-      "SELECT day, api_title, sum(n) FROM interaction_user_daily_usage WHERE user_id = 'x' AND day >= '2026-01-01' AND day <= '2026-12-31' GROUP BY day, api_title",
+    const plan = (
+      await explain(
+        t.server.database,
+        "SELECT day, api_title, sum(n) FROM interaction_user_daily_usage WHERE user_id = 'x' AND day >= '2026-01-01' AND day <= '2026-12-31' GROUP BY day, api_title",
+      )
     ).join('\n')
     expect(plan).toMatch(/interaction_user_daily_usage/)
     expect(plan).not.toMatch(/\binteractions\b/)
@@ -144,11 +155,17 @@ describe('per-user rollup', () => {
     t = await startTestServer({ now: '2026-03-10T12:00:00Z' })
     const { adminToken } = await t.provision()
     // 800 days of 40 titles in the organisation's rollup: tens of milliseconds of work, so it must come in pieces.
-    const insert = t.server.database.writer.query('INSERT INTO interaction_daily_usage (day, api_title, n) VALUES (?, ?, 1)')
-    t.server.database.writer.transaction(() => {
-      for (let day = 0; day < 800; day++)
-        for (let title = 0; title < 40; title++) insert.run(new Date(Date.parse('2024-01-01') + day * 86_400_000).toISOString().slice(0, 10), `t${title}`)
-    })()
+    const rows: { day: string; api_title: string; n: number }[] = []
+    for (let day = 0; day < 800; day++)
+      for (let title = 0; title < 40; title++)
+        rows.push({ day: new Date(Date.parse('2024-01-01') + day * 86_400_000).toISOString().slice(0, 10), api_title: `t${title}`, n: 1 })
+    await t.server.database.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += 1000)
+        await trx
+          .insertInto('interaction_daily_usage')
+          .values(rows.slice(i, i + 1000))
+          .execute()
+    })
     // Counts the turns of the event loop other work got while the summary ran.
     let turns = 0
     let running = true

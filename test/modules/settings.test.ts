@@ -125,12 +125,12 @@ describe('POST /api/user/settings/update', () => {
 
   test('the skip writes nothing: updated_at stays', async () => {
     await update({ language: 'he' })
-    const before = t.server.database.reader.query('SELECT updated_at FROM user_settings').get()
+    const before = await t.sql.get('SELECT updated_at FROM user_settings')
     t.clock.advance(60_000)
     await update({ language: 'he' })
-    expect(t.server.database.reader.query('SELECT updated_at FROM user_settings').get()).toEqual(before)
+    expect(await t.sql.get('SELECT updated_at FROM user_settings')).toEqual(before)
     await update({ language: 'ar' })
-    expect(t.server.database.reader.query('SELECT updated_at FROM user_settings').get()).not.toEqual(before)
+    expect(await t.sql.get('SELECT updated_at FROM user_settings')).not.toEqual(before)
   })
 
   test('settings are per user: one user saving changes nothing for another', async () => {

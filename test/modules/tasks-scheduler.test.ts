@@ -1,4 +1,5 @@
 // The scheduler through the real server with a hand-moved clock: slots fire once, catch-up after downtime, no overlap, provider failures, restarts.
+import { isUniqueViolation } from '../../src/platform/db/unique-violation.ts'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer } from '../helpers/server.ts'
 import { startFakeServer, type FakeServer } from '../llm/fake-servers.ts'
@@ -66,12 +67,17 @@ describe('scheduled runs', () => {
     s.t.clock.set('2026-03-02T09:00:00.000Z')
     await s.scheduler().runDue()
     const [run] = await s.runs(task.id)
-    const insert = () =>
-      s.t.server.database.writer.run(
+    const refused = await s.t.sql
+      .run(
         "INSERT INTO task_runs (id, task_id, status, \"trigger\", scheduled_for, thread_id, started_at) VALUES ('dup', ?, 'running', 'schedule', ?, 'x', 'now')",
-        [task.id, run.scheduled_for],
+        task.id,
+        run.scheduled_for,
       )
-    expect(insert).toThrow(/UNIQUE constraint failed/)
+      .then(
+        () => null,
+        (error: unknown) => error,
+      )
+    expect(isUniqueViolation(refused)).toBe(true)
   })
 
   test('many due tasks all start in one tick; a weekly one in another timezone waits for its own slot', async () => {
@@ -145,8 +151,8 @@ describe('restarts', () => {
     const task = await s.create({})
     const run = (await s.t.request('POST', `/api/task/${task.id}/run`, { token: s.token })).body
     await s.scheduler().idle()
-    s.t.server.database.writer.run("UPDATE task_runs SET status = 'running', finished_at = NULL WHERE id = ?", [run.id])
-    s.t.server.database.writer.run("UPDATE tasks SET last_run_status = 'running' WHERE id = ?", [task.id])
+    await s.t.sql.run("UPDATE task_runs SET status = 'running', finished_at = NULL WHERE id = ?", run.id)
+    await s.t.sql.run("UPDATE tasks SET last_run_status = 'running' WHERE id = ?", task.id)
     await s.t.restart()
     expect((await s.runs(task.id))[0]).toMatchObject({ status: 'failed', error: 'Interrupted: the server stopped before the run finished' })
     expect((await s.get(task.id)).last_run_status).toBe('failed')
@@ -235,7 +241,7 @@ describe('with a remote provider', () => {
   test('a provider no longer configured when the run starts fails the run, not the scheduler', async () => {
     s = await boot(env())
     const task = await s.create({ schedule: { frequency: 'daily', hour: '09:00' } })
-    s.t.server.database.writer.run("UPDATE tasks SET chat_provider = 'anthropic', chat_model = 'claude-test' WHERE id = ?", [task.id])
+    await s.t.sql.run("UPDATE tasks SET chat_provider = 'anthropic', chat_model = 'claude-test' WHERE id = ?", task.id)
     s.t.clock.set('2026-03-02T09:00:00.000Z')
     await s.scheduler().runDue()
     expect((await s.runs(task.id))[0]).toMatchObject({ status: 'failed', error: 'Model provider "anthropic" is not configured on this server' })

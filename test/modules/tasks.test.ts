@@ -326,7 +326,7 @@ describe('DELETE /api/task/{task_id}', () => {
     expect(res.status).toBe(204)
     expect(scheduler().nextRunOf(task.id)).toBeUndefined()
     expect((await t.request('GET', `/api/task/${task.id}`, { token: alice.token })).status).toBe(404)
-    expect(t.server.database.reader.query('SELECT count(*) AS n FROM task_runs WHERE task_id = ?').get(task.id)).toEqual({ n: 0 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM task_runs WHERE task_id = ?', task.id)).toEqual({ n: 0 })
     expect((await t.request('GET', `/api/threads/${run.thread_id}`, { token: alice.token })).status).toBe(200)
     expect((await t.request('DELETE', `/api/task/${task.id}`, { token: alice.token })).status).toBe(404)
   })

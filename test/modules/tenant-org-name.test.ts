@@ -13,8 +13,7 @@ const setup = (extra: Record<string, unknown>, license_token = 'evaluation') =>
     body: { license_token, admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password, ...extra },
   })
 
-const organisationAccountName = () =>
-  (t.server.database.reader.query("SELECT name FROM users WHERE kind = 'organisation'").get() as { name: string } | null)?.name
+const organisationAccountName = async () => ((await t.sql.get("SELECT name FROM users WHERE kind = 'organisation'")) as { name: string } | null)?.name
 
 describe('org_name at setup', () => {
   test('an evaluation is named as asked (trimmed): licence summary, organisation account and instance', async () => {
@@ -22,8 +21,8 @@ describe('org_name at setup', () => {
     expect((await setup({ org_name: '  Acme Robotics  ' })).status).toBe(200)
     const admin = await t.login(ADMIN.email, ADMIN.password)
     expect((await t.request('GET', '/api/org/license', { token: admin })).body).toMatchObject({ org: 'Acme Robotics', evaluation: true })
-    expect(organisationAccountName()).toBe('Acme Robotics')
-    expect(t.server.database.reader.query('SELECT org_name FROM instance').get()).toEqual({ org_name: 'Acme Robotics' })
+    expect(await organisationAccountName()).toBe('Acme Robotics')
+    expect(await t.sql.get('SELECT org_name FROM instance')).toEqual({ org_name: 'Acme Robotics' })
   })
 
   test('without org_name an evaluation is still "Evaluation", as before', async () => {
@@ -43,7 +42,7 @@ describe('org_name at setup', () => {
     })
     expect(applied.status).toBe(200)
     expect(applied.body.license.org).toBe('Acme Inc')
-    expect(organisationAccountName()).toBe('Acme Inc')
+    expect(await organisationAccountName()).toBe('Acme Inc')
   })
 
   test("with a signed licence org_name is a 422 at the field; nothing is provisioned and setup can be retried; the licence's org stands", async () => {

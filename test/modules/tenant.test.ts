@@ -1,4 +1,5 @@
 // First run (CONTRACT §2): the setup token, POST /api/tenant/setup in one transaction, and its refusals.
+import { ON_POSTGRES } from '../helpers/database.ts'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -24,7 +25,7 @@ describe('the setup token', () => {
     expect((await Bun.file(file).text()).trim()).toBe(t.server.setupToken!)
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(statSync(join(t.dataDir, 'secrets')).mode & 0o777).toBe(0o700)
-    expect(statSync(join(t.dataDir, 'agentbox.db')).mode & 0o777).toBe(0o600)
+    if (!ON_POSTGRES) expect(statSync(join(t.dataDir, 'agentbox.db')).mode & 0o777).toBe(0o600)
   })
 
   test('AGENTBOX_SETUP_TOKEN is used and stored instead of a generated one', async () => {
@@ -58,11 +59,11 @@ describe('POST /api/tenant/setup', () => {
   test('the org token is stored only as a hash', async () => {
     t = await startTestServer()
     const res = await t.request('POST', '/api/tenant/setup', { token: t.server.setupToken!, body: setupBody() })
-    const rows = t.server.database.reader.query('SELECT token_hash FROM api_tokens').all() as { token_hash: string }[]
+    const rows = (await t.sql.all('SELECT token_hash FROM api_tokens')) as { token_hash: string }[]
     expect(rows).toHaveLength(1)
     expect(rows[0]!.token_hash).toBe(new Bun.CryptoHasher('sha256').update(res.body.tenant_org_token).digest('hex'))
-    const dump = await Bun.file(join(t.dataDir, 'agentbox.db')).text()
-    expect(dump).not.toContain(res.body.tenant_org_token)
+    // SQLite: the whole file, free pages included (PostgreSQL keeps no file in the data dir; the row is checked above).
+    if (!ON_POSTGRES) expect(await Bun.file(join(t.dataDir, 'agentbox.db')).text()).not.toContain(res.body.tenant_org_token)
   })
 
   test('without the setup token answers 401 with WWW-Authenticate: Bearer', async () => {
@@ -155,21 +156,24 @@ describe('POST /api/tenant/setup', () => {
       t.request('POST', '/api/tenant/setup', { token, body: setupBody({ admin_email: 'other@example.com' }) }),
     ])
     expect(results.map((r) => r.status).sort()).toEqual([200, 409])
-    const people = t.server.database.reader.query("SELECT count(*) AS n FROM users WHERE kind = 'person'").get() as { n: number }
+    const people = (await t.sql.get("SELECT count(*) AS n FROM users WHERE kind = 'person'")) as { n: number }
     expect(people.n).toBe(1)
   })
 
   test('a setup that fails inside its transaction leaves nothing behind and can be retried', async () => {
     t = await startTestServer()
     // Make the transaction's last insert fail: a trigger refusing api_tokens rows for the duration of one attempt.
-    t.server.database.writer.run("CREATE TRIGGER refuse_tokens BEFORE INSERT ON api_tokens BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+    if (ON_POSTGRES) {
+      await t.sql.run("CREATE FUNCTION refuse_tokens() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$")
+      await t.sql.run('CREATE TRIGGER refuse_tokens BEFORE INSERT ON api_tokens FOR EACH ROW EXECUTE FUNCTION refuse_tokens()')
+    } else await t.sql.run("CREATE TRIGGER refuse_tokens BEFORE INSERT ON api_tokens BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
     const failed = await t.request('POST', '/api/tenant/setup', { token: t.server.setupToken!, body: setupBody() })
     expect(failed.status).toBe(500)
     expect(failed.body).toEqual({ detail: 'Internal Server Error' })
     for (const table of ['instance', 'users', 'licenses', 'api_tokens']) {
-      expect((t.server.database.reader.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n).toBe(0)
+      expect(((await t.sql.get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n).toBe(0)
     }
-    t.server.database.writer.run('DROP TRIGGER refuse_tokens')
+    await t.sql.run(ON_POSTGRES ? 'DROP TRIGGER refuse_tokens ON api_tokens' : 'DROP TRIGGER refuse_tokens')
     const retry = await t.request('POST', '/api/tenant/setup', { token: t.server.setupToken!, body: setupBody() })
     expect(retry.status).toBe(200)
   })

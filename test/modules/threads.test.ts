@@ -1,6 +1,7 @@
 // Threads (src/modules/threads): the list, read and delete endpoints over the real server, what modules append through
 // the service (tool calls, tool results, model, usage), what happens to a task whose thread is deleted, and migration
 // 0014 carrying task threads written under the old schema.
+import { dropTestDatabase, emptyTestDatabase, testSql } from '../helpers/database.ts'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -165,7 +166,7 @@ describe('DELETE /api/threads/{id}', () => {
     const res = await t.request('DELETE', `/api/threads/${thread.id}`, { token: alice.token })
     expect(res.status).toBe(204)
     expect((await t.request('GET', `/api/threads/${thread.id}`, { token: alice.token })).status).toBe(404)
-    expect(t.server.database.reader.query('SELECT count(*) AS n FROM thread_messages WHERE thread_id = ?').get(thread.id)).toEqual({ n: 0 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM thread_messages WHERE thread_id = ?', thread.id)).toEqual({ n: 0 })
     expect((await t.request('DELETE', `/api/threads/${thread.id}`, { token: alice.token })).status).toBe(404)
   })
 
@@ -221,45 +222,51 @@ describe('a thread deleted while its run is in flight', () => {
     await t.server.modules.tasks.scheduler.idle()
     const runs = (await t.request('GET', `/api/task/${task.id}/runs`, { token: alice.token })).body
     expect(runs[0]).toMatchObject({ status: 'succeeded', error: null })
-    expect(t.server.database.reader.query('SELECT count(*) AS n FROM threads').get()).toEqual({ n: 0 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM threads')).toEqual({ n: 0 })
   })
 })
 
 describe('migration 0014', () => {
   let dir: string | undefined
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true })
+  afterEach(async () => {
+    if (dir) {
+      rmSync(dir, { recursive: true, force: true })
+      await dropTestDatabase(dir)
+    }
     dir = undefined
   })
 
   test('task threads written under the old schema come through whole, titled after their task', async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentbox-threads-'))
-    const handle = openDatabase(join(dir, 'agentbox.db'))
+    const handle = openDatabase(await emptyTestDatabase(dir))
+    const sql = testSql(handle.db, handle.kind)
     // The database as an instance that had not yet applied 0014.
     const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0014_threads'))
     await migrateToLatest(handle, join(dir, 'backups'), 0, before)
-    const w = handle.writer
-    w.query(
+    await sql.run(
       `INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES ('u1', 'person', 'a@example.com', 'A', 'member', NULL, 1, 0, ?, ?)`,
-    ).run(NOW, NOW)
-    w.query(
+      NOW,
+      NOW,
+    )
+    await sql.run(
       `INSERT INTO tasks (id, name, prompt, creator_id, created_by, visibility, frequency, timezone, state, thread_policy, created_at, updated_at)
        VALUES ('t1', 'Morning report', 'Report', 'u1', 'a@example.com', 'private', 'manual', 'UTC', 'enabled', 'append', ?, ?)`,
-    ).run(NOW, NOW)
-    w.query(`INSERT INTO threads (id, owner_id, task_id, created_at, updated_at) VALUES ('th1', 'u1', 't1', ?, ?)`).run(NOW, NOW)
-    w.query(`INSERT INTO threads (id, owner_id, task_id, created_at, updated_at) VALUES ('th2', 'u1', 'gone-task', ?, ?)`).run(NOW, NOW)
-    const insert = w.query(`INSERT INTO thread_messages (id, thread_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)`)
-    insert.run('m1', 'th1', 'user', 'Report', NOW)
-    insert.run('m2', 'th1', 'assistant', 'All quiet.', NOW)
-    insert.run('m3', 'th2', 'user', 'Old prompt', NOW)
+      NOW,
+      NOW,
+    )
+    await sql.run(`INSERT INTO threads (id, owner_id, task_id, created_at, updated_at) VALUES ('th1', 'u1', 't1', ?, ?)`, NOW, NOW)
+    await sql.run(`INSERT INTO threads (id, owner_id, task_id, created_at, updated_at) VALUES ('th2', 'u1', 'gone-task', ?, ?)`, NOW, NOW)
+    const insert = (...values: string[]) => sql.run(`INSERT INTO thread_messages (id, thread_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)`, ...values)
+    await insert('m1', 'th1', 'user', 'Report', NOW)
+    await insert('m2', 'th1', 'assistant', 'All quiet.', NOW)
+    await insert('m3', 'th2', 'user', 'Old prompt', NOW)
 
     await migrateToLatest(handle, join(dir, 'backups'), 0)
-    const r = handle.reader
-    expect(r.query('SELECT id, owner_id, task_id, agent_name, title FROM threads ORDER BY id').all()).toEqual([
+    expect(await sql.all('SELECT id, owner_id, task_id, agent_name, title FROM threads ORDER BY id')).toEqual([
       { id: 'th1', owner_id: 'u1', task_id: 't1', agent_name: null, title: 'Morning report' },
       { id: 'th2', owner_id: 'u1', task_id: 'gone-task', agent_name: null, title: null },
     ])
-    expect(r.query('SELECT * FROM thread_messages ORDER BY id').all()).toEqual([
+    expect(await sql.all('SELECT * FROM thread_messages ORDER BY id')).toEqual([
       {
         id: 'm1',
         thread_id: 'th1',
@@ -301,15 +308,15 @@ describe('migration 0014', () => {
       },
     ])
     // The new roles fit; anything else is still refused; deleting a thread still takes its messages.
-    w.query(`INSERT INTO thread_messages (id, thread_id, role, content, created_at) VALUES ('m4', 'th1', 'tool', '{}', ?)`).run(NOW)
-    expect(() => w.query(`INSERT INTO thread_messages (id, thread_id, role, content, created_at) VALUES ('m5', 'th1', 'robot', 'x', ?)`).run(NOW)).toThrow()
-    w.query(`DELETE FROM threads WHERE id = 'th1'`).run()
-    expect(r.query('SELECT count(*) AS n FROM thread_messages').get()).toEqual({ n: 1 })
-    expect(
-      r
-        .query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('threads', 'thread_messages') AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-        .all(),
-    ).toEqual([{ name: 'thread_messages_thread' }, { name: 'threads_owner_agent' }, { name: 'threads_owner_updated' }])
+    await sql.run(`INSERT INTO thread_messages (id, thread_id, role, content, created_at) VALUES ('m4', 'th1', 'tool', '{}', ?)`, NOW)
+    expect(sql.run(`INSERT INTO thread_messages (id, thread_id, role, content, created_at) VALUES ('m5', 'th1', 'robot', 'x', ?)`, NOW)).rejects.toThrow()
+    await sql.run(`DELETE FROM threads WHERE id = 'th1'`)
+    expect(await sql.get('SELECT count(*) AS n FROM thread_messages')).toEqual({ n: 1 })
+    const indexes =
+      handle.kind === 'sqlite'
+        ? `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('threads', 'thread_messages') AND name NOT LIKE 'sqlite_%' ORDER BY name`
+        : `SELECT indexname AS name FROM pg_indexes WHERE tablename IN ('threads', 'thread_messages') AND indexname NOT LIKE '%_pkey' ORDER BY indexname`
+    expect(await sql.all(indexes)).toEqual([{ name: 'thread_messages_thread' }, { name: 'threads_owner_agent' }, { name: 'threads_owner_updated' }])
     await handle.close()
   })
 })

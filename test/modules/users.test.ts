@@ -33,7 +33,7 @@ describe('POST /api/users', () => {
       updated_at: expect.any(String),
     })
     expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-    const row = t.server.database.reader.query('SELECT password_hash FROM users WHERE id = ?').get(res.body.id) as { password_hash: string }
+    const row = (await t.sql.get('SELECT password_hash FROM users WHERE id = ?', res.body.id)) as { password_hash: string }
     expect(row.password_hash).toStartWith('$argon2id$')
     expect((await t.request('POST', '/api/auth/login', { body: { email: 'new@example.com', password: 'a long enough password' } })).status).toBe(200)
   })

@@ -19,6 +19,7 @@ const guard = authGuard({
     throw notAuthenticated()
   },
   licenseLapsed: () => false,
+  synchronous: true,
 })
 
 const app = new Elysia()

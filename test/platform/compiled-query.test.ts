@@ -6,19 +6,23 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { compileOnce } from '../../src/platform/db/compiled-query.ts'
 import { openDatabase } from '../../src/platform/db/database.ts'
+import { dropTestDatabase, emptyTestDatabase, testSql } from '../helpers/database.ts'
 
 interface Db {
   things: { id: string; owner: string; name: string }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'agentbox-compiled-'))
-const handle = openDatabase(join(dir, 'db.sqlite'))
+// On the suite's database (a fresh one on PostgreSQL): the compiled SQL is that dialect's.
+const handle = openDatabase(await emptyTestDatabase(dir))
 const db = handle.db as unknown as Kysely<Db>
-handle.writer.run('CREATE TABLE things (id TEXT PRIMARY KEY, owner TEXT NOT NULL, name TEXT NOT NULL)')
-handle.writer.run("INSERT INTO things VALUES ('a', 'ann', 'Apple'), ('b', 'bob', 'Banana'), ('c', 'ann', 'Cherry')")
+const run = testSql(handle.db, handle.kind)
+await run.run('CREATE TABLE things (id TEXT PRIMARY KEY, owner TEXT NOT NULL, name TEXT NOT NULL)')
+await run.run("INSERT INTO things VALUES ('a', 'ann', 'Apple'), ('b', 'bob', 'Banana'), ('c', 'ann', 'Cherry')")
 afterAll(async () => {
   await handle.close()
   rmSync(dir, { recursive: true, force: true })
+  await dropTestDatabase(dir)
 })
 
 describe('compileOnce', () => {

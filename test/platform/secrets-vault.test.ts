@@ -2,8 +2,9 @@
 // table, sealed for their namespace, subject, owner and name; key rotation over the whole table; OAuth 2 refresh in
 // one place, shared by concurrent callers, through the guarded outbound client, failing with typed errors. Real
 // SQLite (every migration), a real keyring and a real token endpoint on 127.0.0.1.
+import { dropTestDatabase, emptyTestDatabase, testSql } from '../helpers/database.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../src/platform/clock.ts'
@@ -31,6 +32,7 @@ import { parseCredential } from '../../src/platform/secrets/credential.ts'
 const root = mkdtempSync(join(tmpdir(), 'agentbox-vault-'))
 const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'))
 const handles: DatabaseHandle[] = []
+const dataDirs: string[] = []
 let dirs = 0
 
 /** A token endpoint whose next answers the test decides; it records every request. */
@@ -54,6 +56,7 @@ beforeAll(() => {
 afterAll(async () => {
   tokenServer.stop(true)
   for (const handle of handles) await handle.close()
+  for (const dataDir of dataDirs) await dropTestDatabase(dataDir)
   rmSync(root, { recursive: true, force: true })
 })
 
@@ -61,12 +64,14 @@ afterAll(async () => {
 async function freshVault(allowLoopback = true) {
   const dataDir = join(root, `data-${++dirs}`)
   const files = new SecretStore(dataDir)
-  const database = openDatabase(join(dataDir, 'agentbox.db'))
+  mkdirSync(dataDir, { recursive: true })
+  dataDirs.push(dataDir)
+  const database = openDatabase(await emptyTestDatabase(dataDir))
   handles.push(database)
   await migrateToLatest(database, join(dataDir, 'backups'), clock.now())
   const outbound = createOutboundClient({ operatorAllow: allowLoopback ? [parseAllowEntry('127.0.0.1')] : [], adminAllow: async () => [] })
   const make = () => new SecretVault({ db: database.db, files, clock, fetch: outbound.fetch })
-  return { dataDir, database, vault: make(), make }
+  return { dataDir, database, sql: testSql(database.db, database.kind), vault: make(), make }
 }
 
 const KIND = { name: 'test_token', label: 'test tokens', types: ['bearer', 'oauth2'] as const }
@@ -101,16 +106,16 @@ describe('namespaces', () => {
   })
 
   test('a value opens only on its own row: copied to another namespace, subject, owner or name it is undecryptable', async () => {
-    const { vault, database } = await freshVault()
+    const { vault, database, sql } = await freshVault()
     const tokens = vault.namespace(KIND)
     const other = vault.namespace({ ...KIND, name: 'other_token' })
     await tokens.put(database.db, ref, { type: 'bearer', token: 'bound' }, 'user-1')
-    const { sealed } = database.writer.query("SELECT sealed FROM sealed_secrets WHERE namespace = 'test_token'").get() as { sealed: string }
-    const copy = database.writer.query('INSERT INTO sealed_secrets VALUES (?, ?, ?, ?, ?, ?, ?)')
-    copy.run('other_token', 'repo-1', 'user-1', '', sealed, 'x', 'x')
-    copy.run('test_token', 'repo-2', 'user-1', '', sealed, 'x', 'x')
-    copy.run('test_token', 'repo-1', 'user-2', '', sealed, 'x', 'x')
-    copy.run('test_token', 'repo-1', 'user-1', 'second', sealed, 'x', 'x')
+    const { sealed } = (await sql.get("SELECT sealed FROM sealed_secrets WHERE namespace = 'test_token'")) as { sealed: string }
+    const copy = (...values: string[]) => sql.run('INSERT INTO sealed_secrets VALUES (?, ?, ?, ?, ?, ?, ?)', ...values)
+    await copy('other_token', 'repo-1', 'user-1', '', sealed, 'x', 'x')
+    await copy('test_token', 'repo-2', 'user-1', '', sealed, 'x', 'x')
+    await copy('test_token', 'repo-1', 'user-2', '', sealed, 'x', 'x')
+    await copy('test_token', 'repo-1', 'user-1', 'second', sealed, 'x', 'x')
     for (const [namespace, target] of [
       [other, ref],
       [tokens, { ...ref, subject: 'repo-2' }],
@@ -147,7 +152,7 @@ describe('namespaces', () => {
 
 describe('key rotation', () => {
   test('re-seals every row of every namespace, declared or not, and retires the keys no value uses', async () => {
-    const { vault, database, make, dataDir } = await freshVault()
+    const { vault, database, make, dataDir, sql } = await freshVault()
     const tokens = vault.namespace(KIND)
     // A namespace another (older or removed) part of the server declared: not declared on this vault.
     const elsewhere = make().namespace({ name: 'retired_kind', label: 'no longer declared', types: ['basic'] })
@@ -165,23 +170,31 @@ describe('key rotation', () => {
         { namespace: 'test_token', values: 450, reencrypted: 450, unreadable: 0 },
       ],
     })
-    const kids = database.writer.query("SELECT DISTINCT substr(sealed, 4, instr(substr(sealed, 4), ':') - 1) AS kid FROM sealed_secrets").all()
-    expect(kids).toEqual([{ kid: result.key_id }])
+    // The key id is the envelope's second field (v1:<kid>:…).
+    const kids = new Set((await sql.all<{ sealed: string }>('SELECT sealed FROM sealed_secrets')).map((row) => row.sealed.split(':')[1]))
+    expect([...kids]).toEqual([result.key_id])
     expect(await tokens.open({ subject: 'repo-449', owner: 'org' })).toEqual({ type: 'bearer', token: 't-449' })
     // A vault made afterwards (a restart) reads the new keyring.
     expect(await make().namespace(KIND).open({ subject: 'repo-0', owner: 'org' })).toEqual({ type: 'bearer', token: 't-0' })
   })
 
   test('a value whose key is missing is counted unreadable, left as it is, and its key never invented', async () => {
-    const { vault, database } = await freshVault()
+    const { vault, database, sql } = await freshVault()
     const tokens = vault.namespace(KIND)
     await tokens.put(database.db, ref, { type: 'bearer', token: 'kept' }, 'user-1')
-    database.writer
-      .query('INSERT INTO sealed_secrets VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run('test_token', 'lost', 'org', '', 'v1:gone:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA', 'x', 'x')
+    await sql.run(
+      'INSERT INTO sealed_secrets VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'test_token',
+      'lost',
+      'org',
+      '',
+      'v1:gone:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA',
+      'x',
+      'x',
+    )
     const result = await vault.rotateKey()
     expect(result).toMatchObject({ reencrypted: 1, unreadable: 1, namespaces: [{ namespace: 'test_token', values: 2, reencrypted: 1, unreadable: 1 }] })
-    expect(database.writer.query("SELECT sealed FROM sealed_secrets WHERE subject = 'lost'").get()).toEqual({
+    expect(await sql.get("SELECT sealed FROM sealed_secrets WHERE subject = 'lost'")).toEqual({
       sealed: 'v1:gone:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA',
     })
     const status = await tokens.status('lost', 'org')

@@ -1,5 +1,6 @@
 // A real run stores its steps the way a dry run runs them (issue 25, item 7): in slices with turns of the event loop
 // between, never all in one write at the end (100,000 steps held the server for 1.9 s).
+import { ON_POSTGRES } from '../helpers/database.ts'
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -9,10 +10,10 @@ let p: People
 let db: Database
 beforeAll(async () => {
   p = await setup()
-  db = new Database(join(p.t.dataDir, 'agentbox.db'), { readonly: true })
+  if (!ON_POSTGRES) db = new Database(join(p.t.dataDir, 'agentbox.db'), { readonly: true })
 })
 afterAll(async () => {
-  db.close()
+  db?.close()
   await p.t.close()
 })
 
@@ -28,7 +29,9 @@ const longRun = {
   settings: { max_steps: 100_000 },
 }
 
-test('the step rows of a 6,002-step run are committed a slice at a time, the event loop turning between slices', async () => {
+// SQLite only: the rows are counted synchronously, on a read connection of the file, inside a chain of event-loop turns;
+// on PostgreSQL a read is itself an await and cannot observe one turn from inside it.
+test.skipIf(ON_POSTGRES)('the step rows of a 6,002-step run are committed a slice at a time, the event loop turning between slices', async () => {
   const agent = await newAgent(p)
   const id = await saveWorkflow(p, agent, longRun)
   const committed = db.query('SELECT count(*) AS n FROM workflow_steps')

@@ -7,12 +7,18 @@ import type { Database } from '../../platform/db/schema.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { notFound, tooLarge } from '../../platform/errors.ts'
 import { AGENT_NOT_FOUND, authorizeAgent, type AgentRow } from './access.ts'
+import type { ApplicationUsesCheck } from './application-uses.ts'
 import { documentHash, parseDocument, serialiseDocument, type AgentDocument } from './document.ts'
 
 /** What writes need: the database (or a transaction already open) and the clock. */
 export interface AgentsStore {
   readonly db: Kysely<Database>
   readonly clock: Clock
+}
+
+/** What saving an agent's fields needs besides a store: the applications module's check of the applications it names. */
+export interface AgentDesignStore extends AgentsStore {
+  readonly checkApplicationUses: ApplicationUsesCheck
 }
 
 /** A version's document with its number. */

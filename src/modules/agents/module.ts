@@ -2,7 +2,8 @@
 import { Elysia } from 'elysia'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
-import type { AgentsStore } from './draft.ts'
+import type { ApplicationUsesCheck } from './application-uses.ts'
+import type { AgentDesignStore } from './draft.ts'
 import { memberRoutes } from './member-routes.ts'
 import { agentRoutes } from './routes.ts'
 import { agentVisibleTo, liveInstructions } from './service.ts'
@@ -17,8 +18,13 @@ export interface AgentsDirectory {
 
 export type AgentsModule = CapabilityModule<AgentsDirectory>
 
-export function createAgentsModule(ctx: ModuleContext): AgentsModule {
-  const store: AgentsStore = { db: ctx.database.db, clock: ctx.clock }
+export interface AgentsDependencies {
+  /** The applications module's check of the applications a save names. */
+  readonly checkApplicationUses: ApplicationUsesCheck
+}
+
+export function createAgentsModule(ctx: ModuleContext, deps: AgentsDependencies): AgentsModule {
+  const store: AgentDesignStore = { db: ctx.database.db, clock: ctx.clock, checkApplicationUses: deps.checkApplicationUses }
   const routes = new Elysia({ name: 'agents-routes' })
     .use(agentRoutes(ctx.guard, store))
     .use(versionRoutes(ctx.guard, store))

@@ -3,13 +3,13 @@ import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import { Agent, AgentParams, AgentSummary, CreateAgentBody, ListQuery, NoContent, SaveAgentBody } from './schema.ts'
 import { createAgent, deleteAgent, getAgent, listAgents, saveAgent } from './service.ts'
-import type { AgentsStore } from './draft.ts'
+import type { AgentDesignStore } from './draft.ts'
 
 export const AGENT_TAGS = ['agents']
 
 const jsonResponse = (value: unknown): Response => new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json' } })
 
-export function agentRoutes(guard: AuthGuard, store: AgentsStore) {
+export function agentRoutes(guard: AuthGuard, store: AgentDesignStore) {
   const tags = AGENT_TAGS
   return (
     new Elysia({ name: 'agent-routes' })

@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import { DateTime } from '../../platform/http/schema-pieces.ts'
 import { pageQueryFields, uncappedList } from '../../platform/http/paging.ts'
-import { MAX_APPLICATIONS_PER_AGENT } from './applications.ts'
+import { MAX_APPLICATIONS_PER_AGENT } from './application-uses.ts'
 import { MAX_NAME_LENGTH } from './names.ts'
 
 export const MAX_DESCRIPTION_LENGTH = 300

@@ -1,4 +1,5 @@
 // Agents: create, list, get, save (edit the draft) and delete; re-exports what other modules use (tasks, workflows, skills).
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { isoTime } from '../../platform/clock.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
@@ -8,9 +9,9 @@ import { newId } from '../../platform/ids.ts'
 import { authorizeAgent, type AgentRole } from './access.ts'
 import { documentHash, newDocument, serialiseDocument } from './document.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
-import { updateDraft, type AgentsStore } from './draft.ts'
+import { updateDraft, type AgentDesignStore, type AgentsStore } from './draft.ts'
 import { agentNameIssue, normaliseAgentName } from './names.ts'
-import { checkApplicationUses, type ApplicationUse } from './applications.ts'
+import type { ApplicationUse } from './application-uses.ts'
 import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
 import { toAgent, toSummary, type AgentRecord, type AgentSummaryRecord, type SummaryRow } from './views.ts'
 
@@ -29,7 +30,7 @@ export {
   type VersionDocument,
 } from './draft.ts'
 export { agentNameIssue, normaliseAgentName } from './names.ts'
-export { applicationsOf, type ApplicationUse } from './applications.ts'
+export { applicationsOf, type ApplicationUse, type ApplicationUsesCheck } from './application-uses.ts'
 export type { AgentRecord, AgentSummaryRecord } from './views.ts'
 export type { Page } from '../../platform/http/paging.ts'
 
@@ -49,7 +50,6 @@ export interface AgentChanges {
 }
 
 const nameTaken = (name: string) => conflict(`An agent named '${name}' already exists`)
-const isUniqueNameViolation = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: agents\.name/.test(error.message)
 
 /** The creator becomes the first owner; the agent starts as a draft with no live version. */
 export async function createAgent(store: AgentsStore, principal: Principal, input: NewAgent): Promise<AgentRecord> {
@@ -88,7 +88,7 @@ export async function createAgent(store: AgentsStore, principal: Principal, inpu
       return toAgent(trx, await authorizeAgent(trx, name, principal))
     })
   } catch (error) {
-    if (isUniqueNameViolation(error)) throw nameTaken(name)
+    if (isUniqueViolation(error)) throw nameTaken(name)
     throw error
   }
 }
@@ -142,19 +142,24 @@ export async function listAgents(db: Kysely<Database>, principal: Principal, pag
   return rows.map(({ member_role, ...row }) => toSummary({ ...row, role: (member_role ?? 'admin') as AgentRole } as SummaryRow))
 }
 
+/** Whether an agent has this name, visible to the caller or not (an import that must not take it). */
+export async function agentNameTaken(db: Kysely<Database>, name: string): Promise<boolean> {
+  return (await db.selectFrom('agents').select('id').where('name', '=', name).executeTakeFirst()) !== undefined
+}
+
 export async function getAgent(db: Kysely<Database>, principal: Principal, name: string): Promise<AgentRecord> {
   return toAgent(db, await authorizeAgent(db, name, principal))
 }
 
 /** Save: edits the draft only; chat and the MCP URL keep using the live version until the next publish. */
-export async function saveAgent(store: AgentsStore, principal: Principal, name: string, changes: AgentChanges): Promise<AgentRecord> {
+export async function saveAgent(store: AgentDesignStore, principal: Principal, name: string, changes: AgentChanges): Promise<AgentRecord> {
   return inTransaction(store.db, async (trx) => {
     const agent = await authorizeAgent(trx, name, principal, 'own')
     // A rename would move /agent/{name}/mcp and every workflow path under clients' feet; sending the same name back is fine.
     if (changes.name !== undefined && normaliseAgentName(changes.name) !== agent.name) {
       throw invalidInput({ loc: ['name'], msg: NAME_IMMUTABLE, type: 'value_error', input: changes.name })
     }
-    const applications = changes.applications && (await checkApplicationUses(trx, principal, changes.applications))
+    const applications = changes.applications && (await store.checkApplicationUses(trx, principal, changes.applications))
     await updateDraft({ db: trx, clock: store.clock }, agent.id, principal.userId, (draft) => {
       if (changes.description !== undefined) draft.description = changes.description
       if (changes.instructions !== undefined) draft.instructions = changes.instructions

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../platform/db/schema.ts'
 import type { AgentRole, AgentRow } from './access.ts'
-import { applicationsOf, type ApplicationUse } from './applications.ts'
+import { applicationsOf, type ApplicationUse } from './application-uses.ts'
 import { readDraft, readLive } from './draft.ts'
 
 export interface AgentSummaryRecord {

@@ -13,8 +13,10 @@ import { ApplicationsRevision } from './revision.ts'
 import { applicationRoutes } from './routes.ts'
 import { applicationSkills } from './skills-home.ts'
 import { OperationTools } from './tools.ts'
-import type { ApplicationSkills } from '../skills/home.ts'
+import type { ApplicationSkills } from '../skills/index.ts'
 import { ApplicationsService } from './service.ts'
+import { checkApplicationUses } from './agent-uses.ts'
+import type { ApplicationUsesCheck } from '../agents/index.ts'
 
 export interface ApplicationsModule extends CapabilityModule<ApplicationsService> {
   readonly credentials: ApplicationCredentials
@@ -23,6 +25,8 @@ export interface ApplicationsModule extends CapabilityModule<ApplicationsService
   readonly tools: OperationTools
   /** MCP apps' skills (served by the skills module's routes and load_skill). */
   readonly skills: ApplicationSkills
+  /** The check an agent's save runs on the applications its draft names. */
+  readonly checkAgentUses: ApplicationUsesCheck
 }
 
 export interface ApplicationsDependencies {
@@ -66,5 +70,6 @@ export function createApplicationsModule(ctx: ModuleContext, deps: ApplicationsD
     executor,
     tools,
     skills,
+    checkAgentUses: checkApplicationUses,
   }
 }

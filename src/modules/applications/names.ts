@@ -1,7 +1,7 @@
 // Application names (api_name): the same rule as agent names, lowercase kebab-case of at most 64 characters, taken
 // from the upload's `api_name` field or derived from the document's title.
 import type { InputIssue } from '../../platform/errors.ts'
-import { MAX_NAME_LENGTH, NAME_PATTERN, normaliseAgentName } from '../agents/names.ts'
+import { MAX_NAME_LENGTH, NAME_PATTERN, normaliseAgentName } from '../agents/index.ts'
 
 /** The title's letters and digits in kebab-case ("GitHub v3 REST API" → "github-v3-rest-api"); `api` if none. */
 export function apiNameFromTitle(title: string): string {

@@ -1,8 +1,8 @@
 // Resolves a bearer token to a principal on every request, fast: principals remembered until the next write, else cached statements on the read connection.
-import type { Database as Sqlite, Statement } from 'bun:sqlite'
-import { sql, type Kysely } from 'kysely'
+import { type CompiledQuery, sql, type Kysely } from 'kysely'
 import type { Authenticate, Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
+import type { ReadStatement } from '../../platform/db/database.ts'
 import type { Database, UserKind, UserRole } from '../../platform/db/schema.ts'
 import { notAuthenticated } from '../../platform/http/http-error.ts'
 import { sha256Hex } from '../../platform/ids.ts'
@@ -31,7 +31,8 @@ const PRINCIPAL_CACHE_LIMIT = 10_000
 
 export interface AuthenticatorOptions {
   readonly db: Kysely<Database>
-  readonly reader: Sqlite
+  /** A statement on the database's read connection (DatabaseHandle.readStatement). */
+  readonly readStatement: <Row>(query: CompiledQuery) => ReadStatement<Row>
   /** The database's change stamp (DatabaseHandle.changeStamp): remembered principals live only while it stands still. */
   readonly changeStamp: () => number | null
   readonly clock: Clock
@@ -45,14 +46,15 @@ export interface AuthenticatorOptions {
  * user, changing a role or a password are writes, so each is seen by the very next request; a read-only request
  * stream pays one Map lookup instead of a SQLite read (~3 µs, most of it the WAL read lock; docs/benchmarks.md).
  *
- * On a miss the statements are built with Kysely (typed, parameterised) and compiled once; bun:sqlite caches the
- * prepared statement on the read connection, which sees only committed rows.
+ * On a miss the statements are built with Kysely (typed, parameterised) and compiled once, then run on the read
+ * connection, which sees only committed rows: synchronously on SQLite (bun:sqlite caches the prepared statement), as a
+ * promise on PostgreSQL. There a principal is remembered only if the stamp taken before the read still stands after it.
  */
-export function createAuthenticator({ db, reader, changeStamp, clock, accessTokenSecret }: AuthenticatorOptions): Authenticate {
+export function createAuthenticator({ db, readStatement, changeStamp, clock, accessTokenSecret }: AuthenticatorOptions): Authenticate {
   const userColumns = ['users.id', 'users.email', 'users.name', 'users.role', 'users.kind', 'users.active', 'users.session_version'] as const
-  let userById: Statement<UserRow, [string]> | undefined
-  let liveSession: Statement<{ id: string }, [string]> | undefined
-  let userByTokenHash: Statement<TokenRow, [string]> | undefined
+  let userById: ReadStatement<UserRow> | undefined
+  let liveSession: ReadStatement<{ id: string }> | undefined
+  let userByTokenHash: ReadStatement<TokenRow> | undefined
   const verified = new Map<string, AccessClaims>()
   let verifiedWith: Buffer | null = null
   const principals = new Map<string, Principal>()
@@ -68,21 +70,24 @@ export function createAuthenticator({ db, reader, changeStamp, clock, accessToke
     return stamp === null ? undefined : principals.get(bearer)
   }
 
-  /** Called in the same synchronous turn as remembered(), so no write can fall between the stamp and the read. */
-  function remember(bearer: string, principal: Principal): Principal {
-    if (principalsStamp === null) return principal
+  /**
+   * `stamp` is the one remembered() saw before the read: if a write started since (the read awaited on PostgreSQL), the
+   * row may predate it and is not kept. On SQLite both run in the same synchronous turn.
+   */
+  function remember(bearer: string, principal: Principal, stamp: number | null): Principal {
+    if (stamp === null || principalsStamp !== stamp || changeStamp() !== stamp) return principal
     if (principals.size >= PRINCIPAL_CACHE_LIMIT) principals.clear()
     principals.set(bearer, principal)
     return principal
   }
 
   const prepareLiveSession = () =>
-    reader.query<{ id: string }, [string]>(db.selectFrom('auth_sessions').select('id').where('id', '=', '?').where('revoked_at', 'is', null).compile().sql)
-  const prepareUserById = () => reader.query<UserRow, [string]>(db.selectFrom('users').select(userColumns).where('users.id', '=', '?').compile().sql)
+    readStatement<{ id: string }>(db.selectFrom('auth_sessions').select('id').where('id', '=', '?').where('revoked_at', 'is', null).compile())
+  const prepareUserById = () => readStatement<UserRow>(db.selectFrom('users').select(userColumns).where('users.id', '=', '?').compile())
   // The token row is found in a LIMIT 1 subquery, then joined: written as a plain two-table join the statement
   // cost ~8 µs more per run on bun's SQLite (docs/benchmarks.md), and LIMIT 1 keeps SQLite from flattening it back.
   const prepareUserByTokenHash = () =>
-    reader.query<TokenRow, [string]>(
+    readStatement<TokenRow>(
       db
         .selectFrom((eb) =>
           eb
@@ -95,7 +100,7 @@ export function createAuthenticator({ db, reader, changeStamp, clock, accessToke
         )
         .innerJoin('users', 'users.id', 'token.user_id')
         .select([...userColumns, 'token.id as token_id', 'token.kind as token_kind'])
-        .compile().sql,
+        .compile(),
     )
 
   const toPrincipal = (row: UserRow, via: Principal['via'], tokenId: string | null): Principal => ({
@@ -108,16 +113,19 @@ export function createAuthenticator({ db, reader, changeStamp, clock, accessToke
     tokenId,
   })
 
-  function fromApiToken(bearer: string): Principal {
+  function fromApiToken(bearer: string): Principal | Promise<Principal> {
     const known = remembered(bearer)
     if (known) return known
+    const stamp = principalsStamp
     userByTokenHash ??= prepareUserByTokenHash()
-    const row = userByTokenHash.get(sha256Hex(bearer))
-    if (row?.active !== 1) throw notAuthenticated()
-    return remember(bearer, toPrincipal(row, row.token_kind === 'org' ? 'org_token' : 'pat', row.token_id))
+    const found = (row: TokenRow | null) => {
+      if (row?.active !== 1) throw notAuthenticated()
+      return remember(bearer, toPrincipal(row, row.token_kind === 'org' ? 'org_token' : 'pat', row.token_id), stamp)
+    }
+    return then(userByTokenHash([sha256Hex(bearer)]), found)
   }
 
-  function fromAccessToken(bearer: string): Principal {
+  function fromAccessToken(bearer: string): Principal | Promise<Principal> {
     const secret = accessTokenSecret()
     if (!secret) throw notAuthenticated()
     if (verifiedWith !== secret) {
@@ -138,15 +146,21 @@ export function createAuthenticator({ db, reader, changeStamp, clock, accessToke
     }
     const known = remembered(bearer)
     if (known) return known
+    const stamp = principalsStamp
+    const sessionId = claims.sid
+    const sessionVersion = claims.sv
     userById ??= prepareUserById()
-    const row = userById.get(claims.sub)
-    if (row?.active !== 1 || row.session_version !== claims.sv) throw notAuthenticated()
-    // A console session's token ends with its session (sign-out in any tab); the session's end time caps its exp.
-    if (claims.sid !== undefined) {
+    return then(userById([claims.sub]), (row) => {
+      if (row?.active !== 1 || row.session_version !== sessionVersion) throw notAuthenticated()
+      const principal = toPrincipal(row, 'access_token', null)
+      // A console session's token ends with its session (sign-out in any tab); the session's end time caps its exp.
+      if (sessionId === undefined) return remember(bearer, principal, stamp)
       liveSession ??= prepareLiveSession()
-      if (liveSession.get(claims.sid) === null) throw notAuthenticated()
-    }
-    return remember(bearer, toPrincipal(row, 'access_token', null))
+      return then(liveSession([sessionId]), (session) => {
+        if (session === null) throw notAuthenticated()
+        return remember(bearer, principal, stamp)
+      })
+    })
   }
 
   return function authenticate(authorization) {
@@ -157,4 +171,9 @@ export function createAuthenticator({ db, reader, changeStamp, clock, accessToke
     if (bearer.length === 0 || bearer.length > 4096) throw notAuthenticated()
     return isApiToken(bearer) ? fromApiToken(bearer) : fromAccessToken(bearer)
   }
+}
+
+/** Continues with `next` at once for a value, after it for a promise: SQLite's reads stay synchronous. */
+function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(next) : next(value)
 }

@@ -1,6 +1,6 @@
 // The web console as the server wires it: its pages and assets; unprovisioned instances are sent to the setup wizard.
 import type { CapabilityModule } from '../module-context.ts'
-import type { TenantService } from '../tenant/service.ts'
+import type { TenantService } from '../tenant/index.ts'
 import { consoleRoutes } from './routes.ts'
 
 /** The console has no service of its own: it is a client of the API. */

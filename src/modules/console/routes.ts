@@ -4,7 +4,7 @@ import { Elysia } from 'elysia'
 import faviconIcoPath from '../../web/favicon.ico' with { type: 'file' }
 import faviconSvgPath from '../../web/favicon.svg' with { type: 'file' }
 import { CONSOLE_PAGE_HEADERS, TEMPLATE_PREVIEW_HEADERS } from '../../platform/http/page-headers.ts'
-import type { TenantService } from '../tenant/service.ts'
+import type { TenantService } from '../tenant/index.ts'
 import { consoleAssets, type ConsoleAssets } from './assets.ts'
 
 /** Client-side routes: a reload or a shared link on any of them gets the app, which then draws the page. */
@@ -13,6 +13,7 @@ export const CONSOLE_PATHS = [
   '/overview',
   '/users',
   '/agents',
+  '/marketplace',
   '/tasks',
   '/approvals',
   '/history',

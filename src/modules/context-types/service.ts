@@ -1,4 +1,7 @@
 // Context types of the tenant: list, create, get, replace, delete; names unique ignoring ASCII case (docs/api.md "Context types").
+import { caselessName, kindOf } from '../../platform/db/dialect.ts'
+import type { DatabaseKind } from '../../platform/db/target.ts'
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
@@ -31,8 +34,6 @@ export interface ContextTypeRecord {
 
 const RECORD_COLUMNS = ['id', 'name', 'summary', 'description', 'when_to_use', 'how_to_generate', 'created_by', 'created_at', 'updated_at'] as const
 
-const isUniqueNameViolation = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: context_types\.name/.test(error.message)
-
 /** Trimmed; a name of only spaces is as empty as no name. */
 function contentOf(input: ContextTypeInput) {
   const name = input.name.trim()
@@ -52,7 +53,7 @@ async function withNameUnique<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write()
   } catch (error) {
-    if (isUniqueNameViolation(error)) throw conflict(NAME_TAKEN)
+    if (isUniqueViolation(error)) throw conflict(NAME_TAKEN)
     throw error
   }
 }
@@ -61,14 +62,17 @@ export class ContextTypesService {
   readonly #db: Kysely<Database>
   readonly #clock: Clock
 
+  readonly #kind: DatabaseKind
+
   constructor(db: Kysely<Database>, clock: Clock) {
     this.#db = db
     this.#clock = clock
+    this.#kind = kindOf(db)
   }
 
-  /** By name, ignoring ASCII case: served by the unique NOCASE index on name. */
+  /** By name, ignoring ASCII case: served by the unique caseless index on name (NOCASE on SQLite, lower(name) on PostgreSQL). */
   list(): Promise<ContextTypeRecord[]> {
-    return this.#db.selectFrom('context_types').select(RECORD_COLUMNS).orderBy('name').execute()
+    return this.#db.selectFrom('context_types').select(RECORD_COLUMNS).orderBy(caselessName(this.#kind, 'name')).execute()
   }
 
   async get(id: string): Promise<ContextTypeRecord> {

@@ -2,8 +2,8 @@
 import type { UntrustedForwarding } from '../../platform/http/client-address.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { VERSION } from '../../version.ts'
-import type { LicenseService } from '../license/service.ts'
-import type { TenantService } from '../tenant/service.ts'
+import type { LicenseService } from '../license/index.ts'
+import type { TenantService } from '../tenant/index.ts'
 import { healthRoutes } from './routes.ts'
 import { HealthService, type SchedulerState } from './service.ts'
 
@@ -22,7 +22,7 @@ export type HealthModule = CapabilityModule<HealthService>
 
 export function createHealthModule(ctx: ModuleContext, deps: HealthModuleDeps): HealthModule {
   const service = new HealthService({
-    reader: ctx.database.reader,
+    database: ctx.database,
     dataDir: ctx.config.dataDir,
     clock: ctx.clock,
     version: VERSION,

@@ -19,7 +19,13 @@ const HealthReport = t.Object({
     evaluation: t.Boolean({ description: 'True while the instance runs on the 30-day evaluation started at setup' }),
   }),
   checks: t.Object({
-    database: t.Object({ status: Check, latency_ms: t.Union([t.Number(), t.Null()]) }),
+    database: t.Object({
+      status: Check,
+      kind: t.Union([t.Literal('sqlite'), t.Literal('postgres')], {
+        description: 'sqlite (the file in the data directory) or postgres (AGENTBOX_DATABASE_URL)',
+      }),
+      latency_ms: t.Union([t.Number(), t.Null()]),
+    }),
     scheduler: t.Object({ status: Check, jobs: Type.Integer() }),
     disk: t.Object({ status: Check, free_bytes: t.Union([t.Number(), t.Null()]) }),
     proxy: t.Object(
@@ -42,8 +48,8 @@ export function healthRoutes(health: HealthService) {
   return new Elysia({ name: 'health-routes' })
     .get(
       '/api/health',
-      ({ set }) => {
-        const report = health.report()
+      async ({ set }) => {
+        const report = await health.report()
         set.status = report.status === 'fail' ? 503 : 200
         set.headers['cache-control'] = 'no-store'
         return report
@@ -56,8 +62,8 @@ export function healthRoutes(health: HealthService) {
     })
     .get(
       '/api/health/ready',
-      ({ set }) => {
-        const ready = health.isReady()
+      async ({ set }) => {
+        const ready = await health.isReady()
         set.status = ready ? 200 : 503
         return { status: ready ? ('pass' as const) : ('fail' as const) }
       },

@@ -1,11 +1,11 @@
 // The health report (docs/api.md "Health"): public, non-sensitive, and cheap enough for a load balancer to poll.
-import type { Database as Sqlite } from 'bun:sqlite'
 import { statfsSync } from 'node:fs'
 import type { LicenseMode } from '../../config.ts'
+import type { DatabaseKind } from '../../platform/db/target.ts'
 import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { UntrustedForwarding } from '../../platform/http/client-address.ts'
-import type { LicenseService } from '../license/service.ts'
-import type { TenantService } from '../tenant/service.ts'
+import type { LicenseService } from '../license/index.ts'
+import type { TenantService } from '../tenant/index.ts'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
 
@@ -21,7 +21,7 @@ export interface HealthReport {
   provisioned: boolean
   license: { status: 'valid' | 'grace' | 'expired' | 'none'; mode: LicenseMode; expires_at: string | null; evaluation: boolean }
   checks: {
-    database: { status: CheckStatus; latency_ms: number | null }
+    database: { status: CheckStatus; kind: DatabaseKind; latency_ms: number | null }
     scheduler: SchedulerState
     disk: { status: CheckStatus; free_bytes: number | null }
     proxy: ProxyCheck
@@ -50,7 +50,8 @@ const DISK_CACHE_MS = 10_000
 export const DATABASE_PROBE_CACHE_MS = 1000
 
 export interface HealthServiceOptions {
-  readonly reader: Sqlite
+  /** The database's kind and its `SELECT 1` on the read connection (DatabaseHandle.ping). */
+  readonly database: { readonly kind: DatabaseKind; ping(): void | Promise<void> }
   readonly dataDir: string
   readonly clock: Clock
   readonly version: string
@@ -77,24 +78,26 @@ export class HealthService {
   }
 
   /**
-   * `SELECT 1` on the read-only connection: it takes no part in Kysely's mutex and WAL readers do not wait
-   * for writers, so a long write transaction cannot make the probe hang; busy_timeout caps any lock wait at 1 s.
+   * `SELECT 1` on the read connection: it takes no part in the writer's queue (SQLite: WAL readers do not wait for
+   * writers, busy_timeout caps any lock wait at 1 s; PostgreSQL: the read pool), so a long write transaction cannot
+   * make the probe hang.
    */
-  #probeDatabase(): HealthReport['checks']['database'] {
+  async #probeDatabase(): Promise<HealthReport['checks']['database']> {
     const now = this.#o.clock.now()
     if (this.#database && now - this.#database.at < DATABASE_PROBE_CACHE_MS) return this.#database.result
-    const result = this.#queryDatabase()
+    const result = await this.#queryDatabase()
     this.#database = { at: now, result }
     return result
   }
 
-  #queryDatabase(): HealthReport['checks']['database'] {
+  async #queryDatabase(): Promise<HealthReport['checks']['database']> {
+    const { kind } = this.#o.database
     const started = performance.now()
     try {
-      this.#o.reader.query('SELECT 1 AS ok').get()
-      return { status: 'pass', latency_ms: Math.round((performance.now() - started) * 1000) / 1000 }
+      await this.#o.database.ping()
+      return { status: 'pass', kind, latency_ms: Math.round((performance.now() - started) * 1000) / 1000 }
     } catch {
-      return { status: 'fail', latency_ms: null }
+      return { status: 'fail', kind, latency_ms: null }
     }
   }
 
@@ -126,9 +129,9 @@ export class HealthService {
     }
   }
 
-  report(): HealthReport {
+  async report(): Promise<HealthReport> {
     const { license, tenant } = this.#o
-    const database = this.#o.ready() ? this.#probeDatabase() : { status: 'fail' as const, latency_ms: null }
+    const database = this.#o.ready() ? await this.#probeDatabase() : { status: 'fail' as const, kind: this.#o.database.kind, latency_ms: null }
     const scheduler = this.#o.scheduler()
     const disk = this.#probeDisk()
     const proxy = this.#proxyCheck()
@@ -152,7 +155,7 @@ export class HealthService {
   }
 
   /** Ready means the database is open and migrated; an unprovisioned instance is ready (it serves setup). */
-  isReady(): boolean {
-    return this.#o.ready() && this.#probeDatabase().status === 'pass'
+  async isReady(): Promise<boolean> {
+    return this.#o.ready() && (await this.#probeDatabase()).status === 'pass'
   }
 }

@@ -1,9 +1,9 @@
 // The insights worker: computes insights on its own read-only connection to the database, so a year of rollups never
 // holds the request thread. One per server, kept while the server runs.
-import { Database as Sqlite } from 'bun:sqlite'
-import { Kysely } from 'kysely'
-import { BunSqliteDialect } from 'kysely-bun-sqlite'
+import type { Kysely } from 'kysely'
+import { openReadOnly } from '../../platform/db/read-only.ts'
 import type { Database } from '../../platform/db/schema.ts'
+import type { DatabaseTarget } from '../../platform/db/target.ts'
 import { FairShare } from '../../platform/fair-share.ts'
 import type { InsightsScope } from './compute.ts'
 import { computeInShare } from './compute-in-share.ts'
@@ -23,7 +23,7 @@ let share: FairShare | null = null
 
 interface Job {
   id: number
-  path: string
+  target: DatabaseTarget
   traffic: SharedArrayBuffer
   scope: InsightsScope
   fromMs: number
@@ -48,14 +48,7 @@ async function run(job: Job): Promise<void> {
     share = new FairShare(150, () => Atomics.load(traffic, 0))
   }
   try {
-    if (!db) {
-      const connection = new Sqlite(job.path, { readonly: true, strict: true })
-      connection.run('PRAGMA busy_timeout = 1000')
-      // bun:sqlite's cached statements, as the server's own connections use them (platform/db/database.ts).
-      db = new Kysely<Database>({
-        dialect: new BunSqliteDialect({ database: { prepare: (sql: string) => connection.query(sql), close: () => connection.close() } as unknown as Sqlite }),
-      })
-    }
+    db ??= openReadOnly(job.target)
     // Sent as JSON text: a string crosses to the request thread as one copy, where a year of day objects would be
     // cloned one by one and then serialised there.
     self.postMessage({ id: job.id, ok: true, json: await computeInShare(db, job, share) })

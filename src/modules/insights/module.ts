@@ -8,7 +8,7 @@ import { InsightsService } from './service.ts'
 export type InsightsModule = CapabilityModule<InsightsService>
 
 export function createInsightsModule(ctx: ModuleContext): InsightsModule {
-  const runner = createInsightsRunner(ctx.database.path)
+  const runner = createInsightsRunner(ctx.database.target)
   const service = new InsightsService(ctx.database.db, ctx.clock, runner)
   return { routes: insightsRoutes(ctx.guard, service), service, stop: () => runner.close() }
 }

@@ -2,6 +2,7 @@
 // job and waits, so analytics over a year of rollups cannot stall other requests (docs/benchmarks.md, "Insights").
 // Members' insights on the request thread were tried: no faster within the noise, and a client looping them there
 // took the thread from everyone else.
+import type { DatabaseTarget } from '../../platform/db/target.ts'
 import { requestTraffic } from '../../platform/http/traffic.ts'
 import { workerUrl } from '../../platform/worker-url.ts'
 import type { InsightsJob } from './compute-in-share.ts'
@@ -16,7 +17,7 @@ const WORKER_URL = workerUrl(import.meta.url, './insights-worker.ts', 'src/modul
 type Answer = { id: number; ok: true; json: string } | { id: number; ok: false; failure: string }
 
 /** One worker, started on the first request; jobs are answered by id (the worker runs them one after another). */
-export function createInsightsRunner(databasePath: string): InsightsRunner {
+export function createInsightsRunner(target: DatabaseTarget): InsightsRunner {
   let worker: Worker | null = null
   let nextId = 0
   const pending = new Map<number, { resolve: (json: string) => void; reject: (error: Error) => void }>()
@@ -46,7 +47,7 @@ export function createInsightsRunner(databasePath: string): InsightsRunner {
       const id = ++nextId
       pending.set(id, { resolve, reject })
       // The count of requests started travels with each job: the worker's fair share asks it whether others came.
-      worker.postMessage({ id, path: databasePath, traffic: requestTraffic.buffer, ...job })
+      worker.postMessage({ id, target, traffic: requestTraffic.buffer, ...job })
     })) as InsightsRunner
   // Asked to close itself: Worker.terminate() would block the caller while the worker is torn down.
   run.close = () => {

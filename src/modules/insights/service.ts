@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { invalidInput, type InputIssue } from '../../platform/errors.ts'
-import { authorizeAgent } from '../agents/service.ts'
+import { authorizeAgent } from '../agents/index.ts'
 import { DAY_MS, dayKey } from './compute.ts'
 import type { InsightsRunner } from './run-insights.ts'
 

@@ -1,6 +1,8 @@
 // Group commit for the interaction store: inserts that arrive while one commits share the next transaction.
 import type { CompiledQuery, Kysely } from 'kysely'
+import { kindOf } from '../../platform/db/dialect.ts'
 import { rollUpInsights } from '../../platform/db/insights-rollups.ts'
+import type { DatabaseKind } from '../../platform/db/target.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
 
@@ -46,8 +48,11 @@ export class GroupCommitInserts {
   #queue: Pending[] = []
   #draining: Promise<void> | null = null
 
+  readonly #kind: DatabaseKind
+
   constructor(db: Kysely<Database>) {
     this.#db = db
+    this.#kind = kindOf(db)
     // Built and compiled by Kysely once, with each column's own name as its value so the parameter order can be read
     // back: building the query per call cost ~25 µs, a third of the whole request.
     this.#insert = db
@@ -108,11 +113,13 @@ export class GroupCommitInserts {
       let first = Number.POSITIVE_INFINITY
       let last = 0
       for (const row of rows) {
-        const rowid = Number((await trx.executeQuery(this.#query(row))).insertId)
-        first = Math.min(first, rowid)
-        last = Math.max(last, rowid)
+        // SQLite reports each row's rowid; PostgreSQL has none, and the rollups find the rows by id there.
+        const { insertId } = await trx.executeQuery(this.#query(row))
+        if (insertId === undefined) continue
+        first = Math.min(first, Number(insertId))
+        last = Math.max(last, Number(insertId))
       }
-      await rollUpInsights(trx, first, last)
+      await rollUpInsights(trx, this.#kind === 'sqlite' ? { kind: 'sqlite', first, last } : { kind: 'postgres', ids: rows.map((row) => row.id) })
     })
   }
 }

@@ -1,4 +1,5 @@
 // Interaction summaries: counts per time bucket, aggregated in SQL from the daily rollup (organisation) or the per-user index.
+import { isoWeekOfDay, kindOf } from '../../platform/db/dialect.ts'
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -54,11 +55,8 @@ export const DEFAULT_BUCKETS: Readonly<Record<TimeFrame, number>> = Object.freez
 const INVALID_DATE = 'Input should be a valid date-time'
 
 /** The rollup's day text → the bucket key, in SQL (the same keys buckets.ts lists). */
-const BUCKET_OF_DAY: Readonly<Record<TimeFrame, RawBuilder<string>>> = {
-  daily: sql<string>`d.day`,
-  weekly: sql<string>`strftime('%G-W%V', d.day)`,
-  monthly: sql<string>`substr(d.day, 1, 7)`,
-}
+const bucketOfDay = (db: Kysely<Database>, frame: TimeFrame): RawBuilder<string> =>
+  frame === 'daily' ? sql<string>`d.day` : frame === 'weekly' ? isoWeekOfDay(kindOf(db), 'd.day') : sql<string>`substr(d.day, 1, 7)`
 
 interface BucketCount {
   bucket: string
@@ -114,7 +112,7 @@ function chunkQuery(
   span: { first: string; last: string; user: string | null },
   titles: string[],
 ) {
-  const bucket = BUCKET_OF_DAY[frame]
+  const bucket = bucketOfDay(db, frame)
   const daily = ofUser
     ? db
         .selectFrom('interaction_user_daily_usage')
@@ -168,8 +166,8 @@ function quoter(): (title: string) => string {
 }
 
 /**
- * Code-point order, as SQLite's BINARY collation sorts UTF-8 (the daily rows come in that order; PostgreSQL would need
- * COLLATE "C"): like `<` on UTF-16 units except that a character beyond U+FFFF (a surrogate pair) sorts after every
+ * Code-point order, as SQLite's BINARY collation sorts UTF-8 (the daily rows come in that order; on PostgreSQL text
+ * columns are COLLATE "C", the same order): like `<` on UTF-16 units except that a character beyond U+FFFF (a surrogate pair) sorts after every
  * other one.
  */
 function byCodePoint(a: string, b: string): number {

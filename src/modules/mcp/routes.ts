@@ -43,7 +43,7 @@ async function principalOf(request: Request, deps: McpRouteDependencies): Promis
   const resource = new URL(new URL(request.url).pathname, deps.origin(request))
   try {
     if (deps.oauth && token?.startsWith(deps.oauth.prefix)) return await deps.oauth.verify(token, `${resource.origin}${resource.pathname}`)
-    return deps.authenticate(header)
+    return await deps.authenticate(header)
   } catch (error) {
     if (!(error instanceof HttpError) || error.status !== 401) throw error
     throw new HttpError(401, error.detail, { 'www-authenticate': challenge(resource, token ? error.message : undefined) })

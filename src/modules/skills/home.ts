@@ -2,7 +2,7 @@
 // admin writes it, whoever sees the app reads it). The skill operations (service.ts) work on either through this.
 import type { Principal } from '../../platform/auth/principal.ts'
 import { isoTime } from '../../platform/clock.ts'
-import { authorizeAgent, OWNERS_ONLY_DESIGN, readDraft, updateDraft, type AgentsStore } from '../agents/service.ts'
+import { authorizeAgent, OWNERS_ONLY_DESIGN, readDraft, updateDraft, type AgentsStore } from '../agents/index.ts'
 import { skillsOf, type StoredSkill } from './records.ts'
 
 export interface SkillsHome {

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { notFound } from '../../platform/errors.ts'
-import { authorizeAgent, OWNERS_ONLY_DESIGN, readDraft, readLive } from '../agents/service.ts'
+import { authorizeAgent, OWNERS_ONLY_DESIGN, readDraft, readLive } from '../agents/index.ts'
 import type { ApplicationSkills } from './home.ts'
 import { skillsOf, toMetadata, toSummary, type SkillMetadataRecord, type SkillSummaryRecord, type StoredSkill } from './records.ts'
 

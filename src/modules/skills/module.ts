@@ -2,7 +2,7 @@
 // load_skill.
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ToolProvider } from '../../platform/tools/tool.ts'
-import type { AgentsStore } from '../agents/service.ts'
+import type { AgentsStore } from '../agents/index.ts'
 import type { ApplicationSkills } from './home.ts'
 import { skillRoutes } from './routes.ts'
 import { skillTools, type SkillToolsTarget } from './tools.ts'

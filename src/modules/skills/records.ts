@@ -1,5 +1,5 @@
 // The shapes of a skill: as stored in an agent's document, and as each endpoint shows it.
-import type { DocumentItem } from '../agents/service.ts'
+import type { DocumentItem } from '../agents/index.ts'
 import type { SkillFrontmatter } from './validator/index.ts'
 
 /**

@@ -1,7 +1,7 @@
 // Skill routes: POST /api/skill/validate, /api/agents/{name}/skills, GET /api/mcp/list_skills (docs/api.md "Skills").
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
-import type { AgentsStore } from '../agents/service.ts'
+import type { AgentsStore } from '../agents/index.ts'
 import { applicationSkillRoutes } from './app-routes.ts'
 import type { ApplicationSkills } from './home.ts'
 import { listAppSkills } from './listing.ts'

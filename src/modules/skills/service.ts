@@ -2,7 +2,7 @@
 import type { Principal } from '../../platform/auth/principal.ts'
 import { conflict, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import type { AgentsStore } from '../agents/service.ts'
+import type { AgentsStore } from '../agents/index.ts'
 import { agentSkillsHome, type SkillsHome } from './home.ts'
 import { toMetadata, toRecord, type SkillMetadataRecord, type SkillRecord, type StoredSkill } from './records.ts'
 import { normaliseSkillName, validateSkill, type SkillFrontmatter, type SkillProblem } from './validator/index.ts'

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
-import { type AgentsStore, readSourceDocument } from '../agents/service.ts'
+import { type AgentsStore, readSourceDocument } from '../agents/index.ts'
 import type { ApplicationSkills } from './home.ts'
 import { skillsOf, type StoredSkill } from './records.ts'
 import { SKILL_NOT_FOUND } from './service.ts'

@@ -2,7 +2,7 @@
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
 import type { ThreadsService } from '../threads/index.ts'
-import type { SchedulerState } from '../health/service.ts'
+import type { SchedulerState } from '../health/index.ts'
 import { scheduleOf } from './records.ts'
 import { tasksRoutes } from './routes.ts'
 import { TaskRunner, type AgentDirectory } from './runs.ts'

@@ -1,5 +1,6 @@
 // Executing a run: record it and its prompt in one transaction, ask the model, then record the reply (with the model
 // and its token usage) or a readable error. Threads are the threads module's: runs write through its service.
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
 import { isoTime } from '../../platform/clock.ts'
@@ -68,8 +69,6 @@ class CallSlots {
     else this.#free++
   }
 }
-
-const isSlotTaken = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: task_runs\.task_id, task_runs\.scheduled_for/.test(error.message)
 
 export class TaskRunner implements SlotHandler {
   readonly #o: TaskRunnerOptions
@@ -143,7 +142,8 @@ export class TaskRunner implements SlotHandler {
         return { run: toRunRecord(run), task: updated, history }
       })
     } catch (error) {
-      if (isSlotTaken(error)) {
+      // (task_id, scheduled_for) is the only key a run can collide on: another start took this slot.
+      if (isUniqueViolation(error)) {
         this.#o.logger.warn('scheduled slot already ran; not running it again', { task_id: taskId, slot: slot === null ? null : isoTime(slot) })
         return null
       }

@@ -1,7 +1,7 @@
 // The in-process scheduler: one job per scheduled task, one timer armed to the earliest next run (read from the injected clock), and the per-task in-flight guard.
 import type { Clock } from '../../platform/clock.ts'
 import { errorFields, type Logger } from '../../platform/log.ts'
-import type { SchedulerState } from '../health/service.ts'
+import type { SchedulerState } from '../health/index.ts'
 import { nextRunAt, type Schedule } from './schedule.ts'
 
 /**

@@ -1,8 +1,8 @@
 // The tenant capability as the server wires it: the setup token at boot, and POST /api/tenant/setup.
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { SecretStore } from '../../platform/secrets/secret-files.ts'
-import type { Passwords } from '../auth/passwords.ts'
-import type { LicenseService } from '../license/service.ts'
+import type { Passwords } from '../auth/index.ts'
+import type { LicenseService } from '../license/index.ts'
 import { tenantRoutes } from './routes.ts'
 import { TenantService } from './service.ts'
 

@@ -1,7 +1,7 @@
 // Request and response schemas of tenant setup (spec "Tenant setup", docs/api.md "First run and licences").
 import { t } from 'elysia'
 import { NOT_BLANK } from '../../platform/http/schema-pieces.ts'
-import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts'
+import { MIN_PASSWORD_LENGTH } from '../auth/index.ts'
 
 export const SetupBody = t.Object({
   license_token: t.String({

@@ -1,4 +1,5 @@
 // First run: the one-time setup token, and provisioning the tenant from a licence in one transaction (docs/api.md "First run and licences").
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import type { Static } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
@@ -10,9 +11,9 @@ import { newId, randomToken, safeEqual } from '../../platform/ids.ts'
 import { KeyedLock } from '../../platform/keyed-lock.ts'
 import type { Logger } from '../../platform/log.ts'
 import type { SecretStore } from '../../platform/secrets/secret-files.ts'
-import { mintApiToken } from '../auth/api-tokens.ts'
-import type { Passwords } from '../auth/passwords.ts'
-import type { LicenseService } from '../license/service.ts'
+import { mintApiToken } from '../auth/index.ts'
+import type { Passwords } from '../auth/index.ts'
+import type { LicenseService } from '../license/index.ts'
 import type { SetupBody } from './schema.ts'
 
 export const SETUP_TOKEN_FILE = 'setup-token'
@@ -158,7 +159,8 @@ export class TenantService {
           .execute()
       })
     } catch (error) {
-      if (error instanceof Error && /UNIQUE constraint failed: instance\.id/.test(error.message)) throw conflict(ALREADY_PROVISIONED)
+      // The instance row's key (id = 1) is the guard against a second setup that raced this one.
+      if (isUniqueViolation(error)) throw conflict(ALREADY_PROVISIONED)
       throw error
     }
 

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
-import { getAgent, publishAgentVersion, PublishBody, SaveAgentBody, saveAgent, type AgentsStore } from '../agents/index.ts'
+import { getAgent, publishAgentVersion, PublishBody, SaveAgentBody, saveAgent, type AgentDesignStore } from '../agents/index.ts'
 import { CreateTemplateBody, type TemplatesService } from '../ui-templates/index.ts'
 import { deleteSkill, listSkills, putSkill, SkillBody } from '../skills/index.ts'
 import { createWorkflow, deleteWorkflow, listWorkflows, replaceWorkflow, WORKFLOW_NOT_FOUND, WorkflowBody, type WorkflowInput } from '../workflows/index.ts'
@@ -47,10 +47,10 @@ const REMOVE = { readOnlyHint: false, destructiveHint: true, idempotentHint: tru
 
 /** The design tools of one agent; `runWorkflow` is the workflows module's run_workflow over the draft (dry runs by default). */
 export class DesignTools {
-  readonly #store: AgentsStore
+  readonly #store: AgentDesignStore
   readonly #templates: TemplatesService
 
-  constructor(store: AgentsStore, templates: TemplatesService) {
+  constructor(store: AgentDesignStore, templates: TemplatesService) {
     this.#store = store
     this.#templates = templates
   }

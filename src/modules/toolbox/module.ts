@@ -3,6 +3,7 @@
 // call, and the routes that show the console what an endpoint offers.
 import { cachedOrgSettings } from '../../platform/org-settings.ts'
 import type { ToolProvider } from '../../platform/tools/tool.ts'
+import type { ApplicationUsesCheck } from '../agents/index.ts'
 import type { OperationTools } from '../applications/index.ts'
 import type { InteractionsService } from '../interactions/index.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
@@ -26,6 +27,8 @@ export interface ToolboxModuleDependencies {
   readonly templateDesign: TemplatesService
   readonly interactions: InteractionsService
   readonly licenseLapsed: () => boolean
+  /** The applications module's check of the applications an agent's save names (update_agent). */
+  readonly checkApplicationUses: ApplicationUsesCheck
 }
 
 export function createToolboxModule(ctx: ModuleContext, deps: ToolboxModuleDependencies): ToolboxModule {
@@ -39,7 +42,7 @@ export function createToolboxModule(ctx: ModuleContext, deps: ToolboxModuleDepen
     operationTools: deps.operationTools,
     applicationSkills: deps.applicationSkills,
     templates: deps.templates,
-    designTools: new DesignTools({ db, clock: ctx.clock }, deps.templateDesign),
+    designTools: new DesignTools({ db, clock: ctx.clock, checkApplicationUses: deps.checkApplicationUses }, deps.templateDesign),
     interactions: deps.interactions,
     licenseLapsed: deps.licenseLapsed,
     operationToolLimit: async () => (await orgSettings()).mcp_operation_tool_limit,

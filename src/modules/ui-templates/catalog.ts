@@ -47,19 +47,11 @@ export class StoredTemplateCatalog implements TemplateCatalog {
     return this.#kept.get(apiName, async () => {
       const rows = await this.#db
         .selectFrom('ui_templates')
-        .innerJoin('applications', 'applications.id', 'ui_templates.application_id')
-        .select([
-          'ui_templates.id',
-          'ui_templates.operation_id',
-          'ui_templates.type',
-          'ui_templates.is_default',
-          'ui_templates.csp_config',
-          'ui_templates.ui_meta',
-        ])
-        .where('applications.api_name', '=', apiName)
-        .orderBy('ui_templates.operation_id')
-        .orderBy('ui_templates.is_default', 'desc')
-        .orderBy('ui_templates.id')
+        .select(['id', 'operation_id', 'type', 'is_default', 'csp_config', 'ui_meta'])
+        .where('api_name', '=', apiName)
+        .orderBy('operation_id')
+        .orderBy('is_default', 'desc')
+        .orderBy('id')
         .execute()
       return rows.map((row) => ({
         id: row.id,

@@ -39,7 +39,12 @@ export function createUiTemplatesModule(ctx: ModuleContext, deps: UiTemplatesDep
   const lock = new KeyedLock()
   const checkUrl = (url: string) => deps.outbound.checkSavedUrl(url)
   const gitRoot = join(ctx.config.dataDir, 'git')
-  const templates = new TemplatesService({ db, clock: ctx.clock, revision })
+  const templates = new TemplatesService({
+    db,
+    clock: ctx.clock,
+    revision,
+    operation: (principal, apiName, operationId) => deps.applications.operation(principal, apiName, operationId),
+  })
   const repositories = new RepositoryService({
     db,
     clock: ctx.clock,

@@ -9,6 +9,7 @@ import { isoTime, type Clock } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { UiTemplatesTable } from '../../platform/db/tables/ui-templates.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import { conflict, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import type { LocalRevision } from '../../platform/revision.ts'
@@ -137,8 +138,24 @@ export function fieldIssues(input: { html?: unknown } & Partial<Record<keyof Sto
 interface Dependencies {
   readonly db: Kysely<Database>
   readonly clock: Clock
+  /** The applications module's operation, as `principal` may see it: 404 for an unknown one. */
+  readonly operation: (principal: Principal, apiName: string, operationId: string) => Promise<unknown>
   /** Moved by every template write: the toolbox's kept tool sets and the resource catalogue watch it. */
   readonly revision: LocalRevision
+}
+
+/**
+ * The partial unique index behind "one default per operation": on a database that runs writers side by side
+ * (PostgreSQL), two writes making different templates the default at once can both clear the others; the second to
+ * commit is refused by the index, and said so.
+ */
+async function oneDefault<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('Another template of this operation was made the default at the same time: try again')
+    throw error
+  }
 }
 
 const byDefaultThenAge = (a: UiTemplatesTable, b: UiTemplatesTable) => b.is_default - a.is_default || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -158,7 +175,7 @@ export class TemplatesService {
   async list(principal: Principal, apiName: string, operationId: string): Promise<{ templates: TemplateRecord[] }> {
     const { db } = this.#deps
     const app = await visibleApplication(db, principal, apiName)
-    await this.#operationExists(db, app.id, operationId)
+    await this.#deps.operation(principal, apiName, operationId)
     const rows = await db.selectFrom('ui_templates').selectAll().where('application_id', '=', app.id).where('operation_id', '=', operationId).execute()
     return { templates: rows.sort(byDefaultThenAge).map((row) => templateRecord(apiName, row)) }
   }
@@ -193,52 +210,60 @@ export class TemplatesService {
   async create(principal: Principal, apiName: string, operationId: string, input: TemplateInput): Promise<TemplateRecord> {
     const issues = fieldIssues(input)
     if (issues.length > 0) throw invalidInput(...issues)
-    return inTransaction(this.#deps.db, async (trx) => {
-      const app = await changeableApplication(trx, principal, apiName)
-      await this.#operationExists(trx, app.id, operationId)
-      const count = await trx
-        .selectFrom('ui_templates')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('application_id', '=', app.id)
-        .where('operation_id', '=', operationId)
-        .executeTakeFirstOrThrow()
-      if (Number(count.n) >= MAX_TEMPLATES_PER_OPERATION) throw conflict(`An operation has at most ${MAX_TEMPLATES_PER_OPERATION} templates`)
-      const now = isoTime(this.#deps.clock.now())
-      const row: UiTemplatesTable = {
-        id: newId(),
-        application_id: app.id,
-        operation_id: operationId,
-        type: input.type ?? 'result',
-        is_default: input.is_default ? 1 : 0,
-        template_format: input.template_format ?? TEMPLATE_FORMAT,
-        html: input.html,
-        csp_config: input.csp_config ? JSON.stringify(input.csp_config) : null,
-        ui_meta: input.ui_meta ? JSON.stringify(input.ui_meta) : null,
-        revision: 1,
-        created_at: now,
-        created_by: principal.userId,
-        updated_at: now,
-        updated_by: principal.userId,
-      }
-      if (row.is_default) await this.#clearDefault(trx, app.id, operationId)
-      await trx.insertInto('ui_templates').values(row).execute()
-      await this.#audit(trx, principal, 'template.create', apiName, row, { bytes: Buffer.byteLength(row.html) })
-      await this.#deps.revision.changed(trx)
-      return templateRecord(apiName, row)
-    })
+    // Rights first (404 / 403 before anything about the operation), then the operation, outside the transaction: the
+    // applications module reads it through its own connection.
+    await changeableApplication(this.#deps.db, principal, apiName)
+    await this.#deps.operation(principal, apiName, operationId)
+    return oneDefault(
+      inTransaction(this.#deps.db, async (trx) => {
+        const app = await changeableApplication(trx, principal, apiName)
+        const count = await trx
+          .selectFrom('ui_templates')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('application_id', '=', app.id)
+          .where('operation_id', '=', operationId)
+          .executeTakeFirstOrThrow()
+        if (Number(count.n) >= MAX_TEMPLATES_PER_OPERATION) throw conflict(`An operation has at most ${MAX_TEMPLATES_PER_OPERATION} templates`)
+        const now = isoTime(this.#deps.clock.now())
+        const row: UiTemplatesTable = {
+          id: newId(),
+          application_id: app.id,
+          api_name: apiName,
+          operation_id: operationId,
+          type: input.type ?? 'result',
+          is_default: input.is_default ? 1 : 0,
+          template_format: input.template_format ?? TEMPLATE_FORMAT,
+          html: input.html,
+          csp_config: input.csp_config ? JSON.stringify(input.csp_config) : null,
+          ui_meta: input.ui_meta ? JSON.stringify(input.ui_meta) : null,
+          revision: 1,
+          created_at: now,
+          created_by: principal.userId,
+          updated_at: now,
+          updated_by: principal.userId,
+        }
+        if (row.is_default) await this.#clearDefault(trx, app.id, operationId)
+        await trx.insertInto('ui_templates').values(row).execute()
+        await this.#audit(trx, principal, 'template.create', apiName, row, { bytes: Buffer.byteLength(row.html) })
+        await this.#deps.revision.changed(trx)
+        return templateRecord(apiName, row)
+      }),
+    )
   }
 
   /** Changes the given fields (owner or admin). */
   async update(principal: Principal, apiName: string, templateId: string, changes: TemplateChanges): Promise<TemplateRecord> {
     const issues = fieldIssues(changes)
     if (issues.length > 0) throw invalidInput(...issues)
-    return inTransaction(this.#deps.db, async (trx) => {
-      const app = await changeableApplication(trx, principal, apiName)
-      const row = await this.#row(trx, app.id, templateId)
-      const next = await this.#write(trx, principal, app.id, row, changes)
-      await this.#audit(trx, principal, 'template.update', apiName, next, { fields: Object.keys(changes).sort(), bytes: Buffer.byteLength(next.html) })
-      return templateRecord(apiName, next)
-    })
+    return oneDefault(
+      inTransaction(this.#deps.db, async (trx) => {
+        const app = await changeableApplication(trx, principal, apiName)
+        const row = await this.#row(trx, app.id, templateId)
+        const next = await this.#write(trx, principal, app.id, row, changes)
+        await this.#audit(trx, principal, 'template.update', apiName, next, { fields: Object.keys(changes).sort(), bytes: Buffer.byteLength(next.html) })
+        return templateRecord(apiName, next)
+      }),
+    )
   }
 
   async delete(principal: Principal, apiName: string, templateId: string): Promise<void> {
@@ -310,16 +335,6 @@ export class TemplatesService {
     const row = await db.selectFrom('ui_templates').selectAll().where('id', '=', templateId).where('application_id', '=', applicationId).executeTakeFirst()
     if (!row) throw notFound(TEMPLATE_NOT_FOUND)
     return row
-  }
-
-  async #operationExists(db: Kysely<Database>, applicationId: string, operationId: string): Promise<void> {
-    const op = await db
-      .selectFrom('application_operations')
-      .select('operation_id')
-      .where('application_id', '=', applicationId)
-      .where('operation_id', '=', operationId)
-      .executeTakeFirst()
-    if (!op) throw notFound(OPERATION_NOT_FOUND)
   }
 
   async #audit(trx: Kysely<Database>, principal: Principal, action: string, apiName: string, row: UiTemplatesTable, details: Record<string, unknown>) {

@@ -1,7 +1,7 @@
 // The users capability as the server wires it: admin user management, bounded by the licence's seats.
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
-import type { Passwords } from '../auth/passwords.ts'
-import type { LicenseService } from '../license/service.ts'
+import type { Passwords } from '../auth/index.ts'
+import type { LicenseService } from '../license/index.ts'
 import { usersRoutes } from './routes.ts'
 import { UsersService } from './service.ts'
 

@@ -1,7 +1,7 @@
 // Request and response schemas of user management.
 import { t } from 'elysia'
 import { DateTime, DisplayName } from '../../platform/http/schema-pieces.ts'
-import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts'
+import { MIN_PASSWORD_LENGTH } from '../auth/index.ts'
 
 export const Role = t.Union([t.Literal('admin'), t.Literal('member')])
 const Password = t.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 })

@@ -1,4 +1,5 @@
 // Admin user management: create within the licence's seats, list, update, deactivate (docs/api.md "Sign-in, tokens and roles").
+import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import type { Kysely } from 'kysely'
 import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -6,8 +7,8 @@ import { isoTime } from '../../platform/clock.ts'
 import type { Database, UserRole, UsersTable } from '../../platform/db/schema.ts'
 import { conflict, notFound, paymentRequired } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import type { Passwords } from '../auth/passwords.ts'
-import type { LicenseService } from '../license/service.ts'
+import type { Passwords } from '../auth/index.ts'
+import type { LicenseService } from '../license/index.ts'
 
 export const SEAT_LIMIT_REACHED = 'Seat limit reached'
 export const EMAIL_TAKEN = 'A user with this e-mail already exists'
@@ -48,8 +49,6 @@ const toRecord = (row: Pick<UsersTable, 'id' | 'email' | 'name' | 'role' | 'acti
 })
 
 const RECORD_COLUMNS = ['id', 'email', 'name', 'role', 'active', 'created_at', 'updated_at'] as const
-
-const isUniqueEmailViolation = (error: unknown) => error instanceof Error && /UNIQUE constraint failed: users\.email/.test(error.message)
 
 export class UsersService {
   readonly #db: Kysely<Database>
@@ -99,7 +98,7 @@ export class UsersService {
         })
       })
     } catch (error) {
-      if (isUniqueEmailViolation(error)) throw conflict(EMAIL_TAKEN)
+      if (isUniqueViolation(error)) throw conflict(EMAIL_TAKEN)
       throw error
     }
     return toRecord(row)

@@ -1,7 +1,7 @@
 // /api/workflows/{agent_name}…: definitions in the draft, runs, cancel and resume (docs/api.md "Workflows").
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
-import type { AgentsStore } from '../agents/service.ts'
+import type { AgentsStore } from '../agents/index.ts'
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, replaceWorkflow } from './definitions.ts'
 import type { WorkflowDefinition } from './definition/types.ts'
 import type { WorkflowRuns } from './runs/service.ts'

@@ -1,6 +1,6 @@
 // The `workflows` part of an agent document, typed on the way in and checked on the way out: the document is
 // stored as JSON that any version of the code may have written, so each item is checked before the engine trusts it.
-import type { AgentDocument, DocumentItem } from '../agents/service.ts'
+import type { AgentDocument, DocumentItem } from '../agents/index.ts'
 import { isPlainObject } from './expr/values.ts'
 import type { StoredWorkflow } from './definition/types.ts'
 

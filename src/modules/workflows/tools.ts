@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
-import { type AgentsStore, readSourceDocument } from '../agents/service.ts'
+import { type AgentsStore, readSourceDocument } from '../agents/index.ts'
 import { WORKFLOW_NOT_FOUND } from './definitions.ts'
 import { OWNERS_RUN_DRAFT, type WorkflowRuns } from './runs/service.ts'
 import { workflowsOf } from './stored.ts'

@@ -24,6 +24,8 @@ export interface GuardOptions {
   readonly authenticate: Authenticate
   /** True once the licence is past expiry plus grace: mutations answer 402 (docs/api.md "First run and licences"). */
   readonly licenseLapsed: () => boolean
+  /** True when `authenticate` never returns a promise (SQLite's read connection answers synchronously). */
+  readonly synchronous: boolean
 }
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -41,21 +43,30 @@ export const AUTH_REQUIREMENT_KEY = 'x-agentbox-auth'
  * The check runs in `transform`, which Elysia runs before schema validation: an anonymous caller gets 401,
  * not a 422 that describes the body it may not send.
  */
-export function authGuard({ authenticate, licenseLapsed }: GuardOptions) {
+export function authGuard({ authenticate, licenseLapsed, synchronous }: GuardOptions) {
   return new Elysia({ name: 'auth-guard' }).macro({
     auth: (requirement: Role | AuthRequirement) => {
       const { role, whenLicenseLapsed, challenge } = typeof requirement === 'string' ? { role: requirement } : requirement
+      const principalOf = (request: Request) =>
+        challenge === undefined ? authenticate(request.headers.get('authorization')) : authenticateWith(authenticate, request, challenge)
+      const admit = (context: GuardedContext, principal: Principal) => {
+        if (role === 'admin' && principal.role !== 'admin') throw forbidden()
+        if (whenLicenseLapsed !== 'allowed' && MUTATING.has(context.request.method) && licenseLapsed()) {
+          throw new HttpError(402, LICENSE_EXPIRED)
+        }
+        context[PRINCIPAL] = principal
+      }
       return {
         detail: { security: [{ bearer: [] }], [AUTH_REQUIREMENT_KEY]: { role, whenLicenseLapsed } },
-        transform(context: GuardedContext) {
-          const principal =
-            challenge === undefined ? authenticate(context.request.headers.get('authorization')) : authenticateWith(authenticate, context.request, challenge)
-          if (role === 'admin' && principal.role !== 'admin') throw forbidden()
-          if (whenLicenseLapsed !== 'allowed' && MUTATING.has(context.request.method) && licenseLapsed()) {
-            throw new HttpError(402, LICENSE_EXPIRED)
-          }
-          context[PRINCIPAL] = principal
-        },
+        // Elysia awaits a transform only if it is an async function (it reads the source), so the guard has two: on
+        // SQLite authentication is synchronous, and no promise (nor an extra turn) is added to every request.
+        transform: synchronous
+          ? (context: GuardedContext) => {
+              admit(context, principalOf(context.request) as Principal)
+            }
+          : async (context: GuardedContext) => {
+              admit(context, await principalOf(context.request))
+            },
         resolve(context: GuardedContext) {
           return { principal: context[PRINCIPAL] as Principal }
         },
@@ -65,13 +76,17 @@ export function authGuard({ authenticate, licenseLapsed }: GuardOptions) {
 }
 
 /** Authenticates, answering a 401 with the route's own challenge instead of the default `Bearer`. */
-function authenticateWith(authenticate: Authenticate, request: Request, challenge: string | ((request: Request) => string)): Principal {
-  try {
-    return authenticate(request.headers.get('authorization'))
-  } catch (error) {
+function authenticateWith(authenticate: Authenticate, request: Request, challenge: string | ((request: Request) => string)): Principal | Promise<Principal> {
+  const withChallenge = (error: unknown): never => {
     if (!(error instanceof HttpError) || error.status !== 401) throw error
     const value = typeof challenge === 'string' ? challenge : challenge(request)
     throw new HttpError(401, error.detail, { ...error.headers, 'www-authenticate': value })
+  }
+  try {
+    const principal = authenticate(request.headers.get('authorization'))
+    return principal instanceof Promise ? principal.catch(withChallenge) : principal
+  } catch (error) {
+    return withChallenge(error)
   }
 }
 

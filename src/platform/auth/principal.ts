@@ -14,5 +14,8 @@ export interface Principal {
   readonly tokenId: string | null
 }
 
-/** Resolves an Authorization header to a principal, or throws the 401 HttpError. */
-export type Authenticate = (authorization: string | null) => Principal
+/**
+ * Resolves an Authorization header to a principal, or throws (or rejects with) the 401 HttpError. Synchronous when the
+ * database's read connection is (SQLite), a promise when it is not (PostgreSQL).
+ */
+export type Authenticate = (authorization: string | null) => Principal | Promise<Principal>

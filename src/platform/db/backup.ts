@@ -60,6 +60,16 @@ export function backupDatabaseFile(databasePath: string, target: string, keyFile
   } finally {
     source.close()
   }
+  return backupKeys(target, keyFiles)
+}
+
+/**
+ * The keyring beside a backup, as `FILE.keys` (0600), or null when there is none. On PostgreSQL this is all `agentbox
+ * backup` writes: the database itself is copied with pg_dump, and the keys (in the data dir, never in the database)
+ * are what pg_dump cannot take.
+ */
+export function backupKeys(target: string, keyFiles: readonly string[]): string | null {
+  if (keyFiles.length > 1) throw new BackupError(`expected one credentials keyring, found ${keyFiles.length}`)
   if (keyFiles.length === 0) return null
   const keysTarget = `${target}.keys`
   const keyring = readFileSync(keyFiles[0]!)

@@ -1,8 +1,12 @@
-// Opens the instance database: one writer connection behind Kysely, one read-only connection for hot-path lookups.
+// Opens the instance database: SQLite in the data directory (one writer connection behind Kysely, one read-only
+// connection for hot-path lookups), or PostgreSQL (a one-connection writer pool behind Kysely, a small read pool).
 import { Database as Sqlite } from 'bun:sqlite'
-import { Kysely } from 'kysely'
+import { type CompiledQuery, Kysely } from 'kysely'
 import { BunSqliteDialect } from 'kysely-bun-sqlite'
+import type pg from 'pg'
+import { ChangeTracker, createPool, TrackedPostgresDialect } from './postgres.ts'
 import type { Database } from './schema.ts'
+import type { DatabaseKind, DatabaseTarget } from './target.ts'
 
 /**
  * PocketBase's pragmas, in its order: busy_timeout must come first so that switching to WAL waits
@@ -19,9 +23,39 @@ const WRITER_PRAGMAS = [
   'PRAGMA cache_size = -32000',
 ]
 
-export interface DatabaseHandle {
-  /** Every write and most reads: Kysely over the single writer connection (kysely-bun-sqlite serialises its queries). */
+/** Connections of the PostgreSQL read pool: auth lookups and the health probe, which never wait for the writer. */
+const POSTGRES_READERS = 4
+
+const PING_TIMEOUT_MS = 2000
+
+/** A read of committed rows on the read connection: synchronous on SQLite (no await on the hot path), a promise on PostgreSQL. */
+export type ReadStatement<Row> = (parameters: readonly unknown[]) => Row | null | Promise<Row | null>
+
+interface HandleBase {
+  readonly kind: DatabaseKind
+  /** Every write and most reads: Kysely over the single writer connection (queries and transactions run one at a time). */
   readonly db: Kysely<Database>
+  /** What a worker needs to open its own read connection to the same database. */
+  readonly target: DatabaseTarget
+  /**
+   * A stamp that moves whenever the writer changes a row, or null while the writer has a write or a transaction in
+   * progress: its changes are not committed yet, so nothing read now may be kept past the commit. This connection is
+   * the instance's only writer, so a cache that is dropped when the stamp moves and filled only while the stamp stood
+   * still never serves a row older than the last commit. (Writes by another instance do not move it.)
+   */
+  changeStamp(): number | null
+  /**
+   * A statement on the read connection, which sees only committed rows and never waits for the writer. `query` is
+   * compiled by Kysely for this database's dialect; its parameters are supplied per run.
+   */
+  readStatement<Row>(query: CompiledQuery): ReadStatement<Row>
+  /** `SELECT 1` on the read connection; throws when the database cannot be reached. */
+  ping(): void | Promise<void>
+  close(): Promise<void>
+}
+
+export interface SqliteHandle extends HandleBase {
+  readonly kind: 'sqlite'
   /** The writer connection itself, for VACUUM INTO and pragmas. */
   readonly writer: Sqlite
   /**
@@ -30,17 +64,28 @@ export interface DatabaseHandle {
    */
   readonly reader: Sqlite
   readonly path: string
-  /**
-   * A stamp that moves whenever the writer changes a row (SQLite's total_changes, ~0.1 µs), or null while the writer
-   * has a transaction open: its changes are not committed yet, so nothing read now may be kept past the commit.
-   * This connection is the instance's only writer (one process owns the data dir), so a cache that is dropped when
-   * the stamp moves and filled only under a non-null stamp never serves a row older than the last commit.
-   */
-  changeStamp(): number | null
-  close(): Promise<void>
 }
 
-export function openDatabase(path: string): DatabaseHandle {
+export interface PostgresHandle extends HandleBase {
+  readonly kind: 'postgres'
+  /** The writer pool (one connection): what Kysely runs on. */
+  readonly pool: pg.Pool
+  /** Read-only connections for lookups that must not wait behind the writer. */
+  readonly readPool: pg.Pool
+}
+
+export type DatabaseHandle = SqliteHandle | PostgresHandle
+
+export interface OpenOptions {
+  /** Where connection errors of an idle PostgreSQL connection are reported (the next query reconnects). */
+  readonly onConnectionError?: (error: Error) => void
+}
+
+export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): DatabaseHandle {
+  return target.kind === 'sqlite' ? openSqlite(target.path) : openPostgres(target.url, options)
+}
+
+function openSqlite(path: string): SqliteHandle {
   const writer = new Sqlite(path, { create: true, readwrite: true, strict: true })
   for (const pragma of WRITER_PRAGMAS) writer.run(pragma)
   const reader = new Sqlite(path, { readonly: true, strict: true })
@@ -55,11 +100,22 @@ export function openDatabase(path: string): DatabaseHandle {
 
   let closed = false
   return {
+    kind: 'sqlite',
     db,
+    target: { kind: 'sqlite', path },
     writer,
     reader,
     path,
     changeStamp: () => (writer.inTransaction ? null : totalChanges.get()!.n),
+    readStatement<Row>(query: CompiledQuery): ReadStatement<Row> {
+      // bun:sqlite caches the prepared statement on the connection: compiled once, prepared once.
+      // biome-ignore lint/suspicious/noExplicitAny: bind parameters of any compiled query
+      const statement = reader.query<Row, any[]>(query.sql)
+      return (parameters) => statement.get(...(parameters as unknown[])) as Row | null
+    },
+    ping() {
+      reader.query('SELECT 1 AS ok').get()
+    },
     async close() {
       if (closed) return
       closed = true
@@ -72,4 +128,57 @@ export function openDatabase(path: string): DatabaseHandle {
       await db.destroy()
     },
   }
+}
+
+function openPostgres(url: string, options: OpenOptions): PostgresHandle {
+  const onError = options.onConnectionError ?? (() => {})
+  // One writer connection, as SQLite has: the services were written for transactions that run one at a time.
+  const pool = createPool(url, { max: 1, applicationName: 'agentbox', onError })
+  const readPool = createPool(url, { max: POSTGRES_READERS, readOnly: true, applicationName: 'agentbox-read', onError })
+  const tracker = new ChangeTracker()
+  const db = new Kysely<Database>({ dialect: new TrackedPostgresDialect(pool, tracker) })
+
+  let closed = false
+  return {
+    kind: 'postgres',
+    db,
+    target: { kind: 'postgres', url },
+    pool,
+    readPool,
+    changeStamp: () => tracker.stamp(),
+    readStatement<Row>(query: CompiledQuery): ReadStatement<Row> {
+      // A named statement is prepared once per connection by pg and reused on later runs.
+      const name = `agentbox_read_${hashOf(query.sql)}`
+      return async (parameters) => {
+        const result = await readPool.query({ name, text: query.sql, values: parameters as unknown[] })
+        return (result.rows[0] as Row | undefined) ?? null
+      }
+    },
+    async ping() {
+      // A server that does not answer fails the probe in 2 s, not after the pool's 10 s connection time-out.
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the database did not answer within 2 s')), PING_TIMEOUT_MS)
+      })
+      try {
+        await Promise.race([readPool.query('SELECT 1 AS ok'), timeout])
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await db.destroy()
+      // Already ended if the read connections were closed under the server (tests of a database that stopped answering).
+      if (!readPool.ending) await readPool.end()
+    },
+  }
+}
+
+/** A short, stable name for a statement's text (FNV-1a). */
+function hashOf(text: string): string {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return hash.toString(36)
 }

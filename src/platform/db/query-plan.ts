@@ -1,6 +1,7 @@
-// EXPLAIN QUERY PLAN on a live connection without pinning it to an old snapshot (tests and benchmarks check that
-// queries use their indexes; SQLite-only, so it lives beside the dialect).
+// Query plans for tests and benchmarks (they check that queries use their indexes): SQLite's EXPLAIN QUERY PLAN on a
+// live connection without pinning it to an old snapshot, PostgreSQL's EXPLAIN, and neutral checks of what they say.
 import type { Database } from 'bun:sqlite'
+import type { DatabaseHandle } from './database.ts'
 
 /**
  * The `detail` lines of SQLite's query plan for `sql`. With bun 1.4.5, an EXPLAIN QUERY PLAN statement read with
@@ -16,4 +17,38 @@ export function queryPlan(connection: Database, sql: string, parameters: readonl
   } finally {
     statement.finalize()
   }
+}
+
+/**
+ * The query plan of `sql` (compiled by Kysely for this handle's dialect) on either database, one line per step. On
+ * PostgreSQL, sequential scans are disabled for the EXPLAIN (in a transaction rolled back after it): test tables are
+ * tiny, where the planner rightly prefers reading the table, and the question is whether an index serves the query.
+ */
+export async function explain(handle: DatabaseHandle, sql: string, parameters: readonly unknown[] = []): Promise<string[]> {
+  if (handle.kind === 'sqlite') return queryPlan(handle.reader, sql, parameters)
+  const client = await handle.pool.connect()
+  try {
+    await client.query('BEGIN')
+    await client.query('SET LOCAL enable_seqscan = off')
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, parameters as unknown[])
+    return rows.map((row) => row['QUERY PLAN'])
+  } finally {
+    await client.query('ROLLBACK').catch(() => {})
+    client.release()
+  }
+}
+
+/** Whether a plan from explain() reads `index` (and, with `covering`, only the index), on either database. */
+export function planUsesIndex(plan: readonly string[], index: string, options: { covering?: boolean } = {}): boolean {
+  const text = plan.join('\n')
+  const sqlite = options.covering ? new RegExp(`USING COVERING INDEX ${index}\\b`) : new RegExp(`USING (COVERING )?INDEX ${index}\\b`)
+  const postgres = options.covering
+    ? new RegExp(`Index Only Scan (Backward )?using ${index}\\b`)
+    : new RegExp(`(Index (Only )?Scan (Backward )?using|Bitmap Index Scan on) ${index}\\b`)
+  return sqlite.test(text) || postgres.test(text)
+}
+
+/** Whether a plan from explain() sorts rows (SQLite's temporary B-tree, PostgreSQL's Sort node). */
+export function planSorts(plan: readonly string[]): boolean {
+  return plan.some((line) => line.includes('TEMP B-TREE') || /(^|\s|->\s*)(Incremental )?Sort\b/.test(line.trim()))
 }

@@ -2,15 +2,23 @@
 import { Elysia, ValidationError } from 'elysia'
 import { errorFields, type Logger } from '../log.ts'
 import { createBodyParser, type BodyLimits } from './body.ts'
+import { boundedIssues, errorBodyText } from '../bounded-errors.ts'
 import { DomainError, type DomainErrorKind } from '../errors.ts'
 import { HttpError, type ValidationIssue } from './http-error.ts'
 import { requestContext } from './request-context.ts'
 import { toValidationIssues } from './validation.ts'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
+/** Where a located problem can be: a cut list's final entry is located in the same part as its first problem. */
+const LOC_ROOTS = new Set(['body', 'query', 'path', 'header', 'cookie'])
+/** How many errors Elysia's ValidationError.all collects at most. */
+const ELYSIA_MAX_ERRORS = 64
 
+/** Every error body of the API is written here, so none passes 64 KiB: long lists are cut, values shortened. */
 function errorResponse(status: number, detail: string | ValidationIssue[], extra: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ detail }), { status, headers: { ...JSON_HEADERS, ...extra } })
+  const where = typeof detail === 'string' ? undefined : detail[0]?.loc[0]
+  const text = errorBodyText(detail, [typeof where === 'string' && LOC_ROOTS.has(where) ? where : 'body'])
+  return new Response(text, { status, headers: { ...JSON_HEADERS, ...extra } })
 }
 
 /** The cause Elysia wrapped: our parser's HttpError arrives inside a ParseError. */
@@ -45,9 +53,10 @@ const STATUS_OF: Readonly<Record<DomainErrorKind, number>> = {
 /** A service's error as the contract's body: issues located in the request by where their field came from. */
 function domainErrorResponse(error: DomainError): Response {
   if (error.kind !== 'invalid_input') return errorResponse(STATUS_OF[error.kind], error.message)
+  // Cut before locating, so the work does not grow with however many problems the service listed.
   return errorResponse(
     422,
-    error.issues.map(({ in: part = 'body', loc, ...issue }) => ({ loc: [part, ...loc], ...issue })),
+    boundedIssues(error.issues).map(({ in: part = 'body', loc, ...issue }) => ({ loc: [part, ...loc], ...issue })),
   )
 }
 
@@ -67,13 +76,15 @@ export function httpPlatform({ logger, limits, allowedMethods }: HttpPlatformOpt
       if (cause instanceof DomainError) return domainErrorResponse(cause)
       if (cause instanceof HttpError) return errorResponse(cause.status, cause.detail, { ...cause.headers })
       if (cause instanceof ValidationError) {
+        // Elysia lists at most its first 64 errors; a full list means there may be more.
         const errors = cause.all as Parameters<typeof toValidationIssues>[1]
+        const complete = errors.length < ELYSIA_MAX_ERRORS
         const validator = cause.validator as { schema?: Record<string, unknown> } | undefined
         if (cause.type === 'property') return errorResponse(422, queryPropertyIssues(request, errors, cause.value))
         // A JSON body as sent (before Elysia's coercions); a multipart body as Elysia parsed it (we do not parse those).
         const multipart = (request.headers.get('content-type') ?? '').startsWith('multipart/form-data')
         const value = cause.type === 'body' && !multipart ? context?.parsedBody : cause.value
-        return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>)))
+        return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>), complete))
       }
       switch (code) {
         case 'NOT_FOUND': {

@@ -50,7 +50,8 @@ function boundIssue(field: 'limit' | 'offset', value: number, minimum: number, m
 }
 
 /**
- * The page to read: defaults filled in (`limit` -1 is "no limit" to SQLite), bounds checked again for callers that do not
+ * The page to read: defaults filled in (no limit is the largest exact integer, which SQLite and PostgreSQL both take as
+ * a LIMIT; -1 would be refused by PostgreSQL), bounds checked again for callers that do not
  * come through a route (tools, other modules), with the same 422 entries the schema gives.
  */
 export function resolvePage(page: Page, rule: PagingRule): { limit: number; offset: number } {
@@ -59,5 +60,5 @@ export function resolvePage(page: Page, rule: PagingRule): { limit: number; offs
     page.offset === undefined ? undefined : boundIssue('offset', page.offset, 0, MAX_SAFE_INTEGER),
   ].filter((issue) => issue !== undefined)
   if (issues.length > 0) throw invalidInput(...issues)
-  return { limit: page.limit ?? rule.defaultLimit ?? -1, offset: page.offset ?? 0 }
+  return { limit: page.limit ?? rule.defaultLimit ?? MAX_SAFE_INTEGER, offset: page.offset ?? 0 }
 }

@@ -1,5 +1,6 @@
 // Maps TypeBox validation errors to FastAPI/pydantic v2 shaped 422 entries, every failing field once.
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
+import { shortenValue, tooManyErrors } from '../bounded-errors.ts'
 import type { ValidationIssue } from './http-error.ts'
 import { numericInput } from './integer-field.ts'
 import { NOT_BLANK } from './schema-pieces.ts'
@@ -9,9 +10,6 @@ const LOC_ROOT: Record<string, string> = { body: 'body', query: 'query', params:
 
 /** Inputs of these fields are never echoed back: a 422 must not become a way to leak a secret into logs or screenshots. */
 const SECRET_FIELD = /password|secret|token/i
-
-/** Inputs echoed back are cut short, so a 1 MiB string does not come back in the error. */
-const MAX_INPUT_CHARS = 200
 
 type Schema = Record<string, unknown> & { anyOf?: Schema[]; const?: unknown; type?: unknown; format?: string }
 
@@ -130,17 +128,26 @@ function describe(error: ValueError): Pick<ValidationIssue, 'type' | 'msg' | 'ct
  */
 const isAbsent = (error: ValueError) => error.type === ValueErrorType.ObjectRequiredProperty || error.value === undefined
 
-function echoInput(value: unknown): unknown {
-  if (typeof value === 'string' && value.length > MAX_INPUT_CHARS) return value.slice(0, MAX_INPUT_CHARS) + '…'
-  return value
+/** Inputs echoed back are cut short, so a 1 MiB string or array does not come back in the error. */
+const echoInput = (value: unknown): unknown => shortenValue(value)
+
+/** The first `max` errors of a check (TypeBox yields them lazily), and whether that was all of them. */
+export function firstErrors(errors: Iterable<ValueError>, max = 64): { errors: ValueError[]; complete: boolean } {
+  const taken: ValueError[] = []
+  for (const error of errors) {
+    if (taken.length === max) return { errors: taken, complete: false }
+    taken.push(error)
+  }
+  return { errors: taken, complete: true }
 }
 
 /**
  * Turns the errors of one failed schema check into 422 entries.
  * TypeBox reports a missing property twice (required, then "expected string"), so each field appears once,
- * with `missing` when it is absent.
+ * with `missing` when it is absent. When `errors` are only the first ones (`complete` false), a final
+ * `too_many_errors` entry says there were more.
  */
-export function toValidationIssues(source: string, errors: readonly ValueError[], root: unknown, rootSchema?: Schema): ValidationIssue[] {
+export function toValidationIssues(source: string, errors: readonly ValueError[], root: unknown, rootSchema?: Schema, complete = true): ValidationIssue[] {
   const prefix = LOC_ROOT[source] ?? source
   // TypeBox lets an array pass as an object and then reports every field as absent; the real problem is the root.
   if (rootSchema?.type === 'object' && (root === null || typeof root !== 'object' || Array.isArray(root))) {
@@ -166,5 +173,6 @@ export function toValidationIssues(source: string, errors: readonly ValueError[]
     if (described.ctx) issue.ctx = described.ctx
     issues.push(issue)
   }
+  if (!complete) issues.push(tooManyErrors(0, true, [prefix]))
   return issues
 }

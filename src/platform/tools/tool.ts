@@ -5,9 +5,10 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { Principal } from '../auth/principal.ts'
+import { boundedIssues, boundedText } from '../bounded-errors.ts'
 import { DomainError, type DomainErrorKind } from '../errors.ts'
 import type { ValidationIssue } from '../http/http-error.ts'
-import { toValidationIssues } from '../http/validation.ts'
+import { firstErrors, toValidationIssues } from '../http/validation.ts'
 
 /** MCP's tool annotations (hints for clients; never trusted for authorization). */
 export interface ToolAnnotations {
@@ -76,16 +77,32 @@ export type ToolErrorCode =
   | 'upstream_failed'
   | 'failed'
 
-/** A failure a caller can act on: never a stack trace, never a secret. `issues` locate problems in the arguments. */
+/** What a tool error's text may weigh: with its issues it stays well under an error body's 64 KiB. */
+const TOOL_ERROR_CHARS = 16_000
+
+/**
+ * A failure a caller can act on: never a stack trace, never a secret. `issues` locate problems in the arguments.
+ * Both are bounded here, whoever made the error: at most 50 issues (then one saying how many more) and a message of
+ * at most 16,000 characters.
+ */
 export class ToolError extends Error {
+  readonly issues: ValidationIssue[]
+
   constructor(
     readonly code: ToolErrorCode,
     message: string,
-    readonly issues: ValidationIssue[] = [],
+    issues: readonly ValidationIssue[] = [],
   ) {
-    super(message)
+    super(boundedText(message, TOOL_ERROR_CHARS))
     this.name = 'ToolError'
+    this.issues = boundedIssues(issues)
   }
+}
+
+/** A tool error for `issues`, worded from the (already bounded) issues so the text never lists more than they do. */
+function invalidArguments(code: ToolErrorCode, issues: readonly ValidationIssue[], fallback: string): ToolError {
+  const bounded = boundedIssues(issues)
+  return new ToolError(code, bounded.length > 0 ? bounded.map(describeIssue).join('; ') : fallback, bounded)
 }
 
 export type ToolOutcome = { readonly ok: true; readonly content: unknown } | { readonly ok: false; readonly error: ToolError }
@@ -107,8 +124,8 @@ const CODE_OF_KIND: Readonly<Record<DomainErrorKind, ToolErrorCode>> = {
 
 /** A service's error as the tool's: its issues are already located in the input, which is the tool's arguments. */
 function fromDomainError(error: DomainError): ToolError {
-  const issues = error.issues.map(({ in: _where, ...issue }) => issue)
-  return new ToolError(CODE_OF_KIND[error.kind], issues.length > 0 ? issues.map(describeIssue).join('; ') : error.message, issues)
+  const issues = boundedIssues(error.issues).map(({ in: _where, ...issue }) => issue)
+  return invalidArguments(CODE_OF_KIND[error.kind], issues, error.message)
 }
 
 const describeIssue = (issue: ValidationIssue) => (issue.loc.length > 0 ? `${issue.loc.join('.')}: ${issue.msg}` : issue.msg)
@@ -119,11 +136,12 @@ const describeIssue = (issue: ValidationIssue) => (issue.loc.length > 0 ? `${iss
  */
 export function checkArguments(tool: Tool, args: unknown): ToolError | null {
   if (tool.jsonSchema !== undefined || Value.Check(tool.inputSchema, args)) return null
-  const issues = toValidationIssues('arguments', [...Value.Errors(tool.inputSchema, args)], args, tool.inputSchema as never).map((issue) => ({
+  const { errors, complete } = firstErrors(Value.Errors(tool.inputSchema, args))
+  const issues = toValidationIssues('arguments', errors, args, tool.inputSchema as never, complete).map((issue) => ({
     ...issue,
     loc: issue.loc.slice(1),
   }))
-  return new ToolError('invalid_arguments', issues.map(describeIssue).join('; ') || 'The arguments are not valid', issues)
+  return invalidArguments('invalid_arguments', issues, 'The arguments are not valid')
 }
 
 /** What a tool that has no mock answers in mock mode when it is not read-only: nothing ran, nothing changed. */

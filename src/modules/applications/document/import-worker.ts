@@ -1,23 +1,41 @@
 // The import worker: reads one API description off the request thread (parsing and validating GitHub's 13 MB
-// description takes over a second) and posts back the operations ready to store. One worker per import.
+// description takes over a second) and posts back the operations ready to store, a few hundred per message so the
+// request thread takes them in small turns. One worker per import.
 import { importApiDocument } from './import.ts'
-import { SpecInvalidError } from './read.ts'
+import { type DocumentSource, MAX_NESTING, SpecInvalidError } from './read.ts'
+import { OPERATIONS_PER_MESSAGE, type WorkerAnswer } from './run-import.ts'
 
 declare const self: Worker
 
-self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer } | { close: true }>) => {
-  if ('close' in event.data) return process.exit(0)
+const answer = (message: WorkerAnswer) => self.postMessage(message)
+
+/** The upload as text. The bytes are moved out of the message first, so that neither they nor the text outlive their use. */
+function sourceOf(data: { bytes: ArrayBuffer }): DocumentSource {
+  let bytes: ArrayBuffer | null = data.bytes.transfer()
   try {
-    let text: string
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(event.data.bytes)
-    } catch {
-      throw new SpecInvalidError('The file is not UTF-8 text', '')
-    }
-    self.postMessage({ ok: true, result: await importApiDocument(text) })
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), collect: () => Bun.gc(true) }
+  } catch {
+    throw new SpecInvalidError('The file is not UTF-8 text', '')
+  } finally {
+    bytes = null
+  }
+}
+
+self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer } | { close: true }>) => {
+  // Emptied first: tearing a worker down holds the thread that created it while the worker's heap is freed, and
+  // collecting here costs only this thread.
+  if ('close' in event.data) {
+    Bun.gc(true)
+    return process.exit(0)
+  }
+  try {
+    const { operations, ...document } = await importApiDocument(sourceOf(event.data))
+    for (let start = 0; start < operations.length; start += OPERATIONS_PER_MESSAGE)
+      answer({ ok: true, operations: operations.slice(start, start + OPERATIONS_PER_MESSAGE) })
+    answer({ ok: true, result: { ...document, operations: [] } })
   } catch (error) {
-    if (error instanceof SpecInvalidError) self.postMessage({ ok: false, invalid: { message: error.message, pointer: error.pointer } })
-    else if (error instanceof RangeError) self.postMessage({ ok: false, invalid: { message: 'The document nests too deeply to read', pointer: '' } })
-    else self.postMessage({ ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
+    if (error instanceof SpecInvalidError) answer({ ok: false, invalid: { message: error.message, pointer: error.pointer } })
+    else if (error instanceof RangeError) answer({ ok: false, invalid: { message: `The document nests deeper than ${MAX_NESTING} levels`, pointer: '' } })
+    else answer({ ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
   }
 }

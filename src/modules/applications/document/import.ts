@@ -3,7 +3,7 @@
 // so it runs in the import worker (import-worker.ts) away from the request thread.
 import { extractOperations } from './operations.ts'
 import { isObject } from './pointer.ts'
-import { readApiDocument, type ImportWarning, MAX_WARNINGS } from './read.ts'
+import { type DocumentSource, readApiDocument, type ImportWarning, MAX_WARNINGS } from './read.ts'
 import { readSecuritySchemes, noteScope, type DeclaredScope, type SecurityScheme } from './security.ts'
 
 export interface AvailableScope extends DeclaredScope {
@@ -50,11 +50,13 @@ function firstServerUrl(document: Record<string, unknown>): string | null {
   })
 }
 
-export async function importApiDocument(text: string): Promise<ImportedDocument> {
-  const { document, openapiVersion, warnings } = await readApiDocument(text)
+/** `input` as text, or a source whose text is let go once parsed (the import worker's, for memory). */
+export async function importApiDocument(input: string | DocumentSource): Promise<ImportedDocument> {
+  const { document, openapiVersion, warnings } = await readApiDocument(input)
   const info = document.info as Record<string, unknown>
   const { schemes, declaredScopes } = readSecuritySchemes(document, warnings)
   const { operations, requiredScopes } = extractOperations(document, warnings)
+  if (typeof input !== 'string') input.collect?.()
   const known = new Set(schemes.map((scheme) => scheme.name))
   const unknownWarned = new Set<string>()
 

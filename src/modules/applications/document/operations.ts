@@ -2,7 +2,7 @@
 // body as `body`), where each argument goes in the request, the security it needs and a sample answer for dry runs.
 import { createHash } from 'node:crypto'
 import { sampleResponse, type SampleResponse } from './examples.ts'
-import { followRefs, isObject, pointerOf } from './pointer.ts'
+import { brokenRef, followRefs, isObject, pointerOf } from './pointer.ts'
 import type { ImportWarning } from './read.ts'
 import { noteScope, readRequirements, type DeclaredScope, type SecurityRequirement } from './security.ts'
 import { ToolSchemaConverter, truncateText, SCHEMA_DESCRIPTION_MAX, type JsonSchema } from './tool-schema.ts'
@@ -83,6 +83,11 @@ function mergedParameters(
   for (const list of [pathItem.parameters, operation.parameters]) {
     if (!Array.isArray(list)) continue
     for (const item of list) {
+      const broken = brokenRef(document, item)
+      if (broken) {
+        if (warnings.length < 100) warnings.push({ pointer, message: `A parameter's ${refProblem(item, broken)}; it is ignored` })
+        continue
+      }
       const parameter = followRefs(document, item)
       if (!isObject(parameter) || typeof parameter.name !== 'string' || parameter.name === '') {
         if (warnings.length < 100) warnings.push({ pointer, message: 'A parameter without a name is ignored' })
@@ -99,6 +104,12 @@ function mergedParameters(
     }
   }
   return [...byKey.values()]
+}
+
+/** `$ref "#/x" refers to itself…` for a warning; `item` is a reference brokenRef found broken. */
+function refProblem(item: unknown, broken: 'loop' | 'unresolved'): string {
+  const ref = JSON.stringify(String((item as { $ref: unknown }).$ref).slice(0, 200))
+  return broken === 'loop' ? `$ref ${ref} comes back to itself (a reference loop)` : `$ref ${ref} does not resolve`
 }
 
 function chooseBodyType(content: Record<string, unknown>): string | undefined {
@@ -135,6 +146,11 @@ export function extractOperations(document: Record<string, unknown>, warnings: I
   const unusableIds: string[] = []
 
   for (const [path, rawItem] of Object.entries(paths)) {
+    const broken = brokenRef(document, rawItem)
+    if (broken) {
+      warn(pointerOf(['paths', path]), `Path item "${path.slice(0, 200)}": its ${refProblem(rawItem, broken)}, so it has no operations`)
+      continue
+    }
     const pathItem = followRefs(document, rawItem)
     if (!isObject(pathItem)) continue
     for (const method of HTTP_METHODS) {
@@ -161,6 +177,8 @@ export function extractOperations(document: Record<string, unknown>, warnings: I
         }
 
       let body: { schema: JsonSchema; contentType: string; required: boolean } | undefined
+      const bodyBroken = brokenRef(document, operation.requestBody)
+      if (bodyBroken) warn(pointer, `The request body's ${refProblem(operation.requestBody, bodyBroken)}; the operation is imported without a body`)
       const requestBody = followRefs(document, operation.requestBody)
       if (isObject(requestBody) && isObject(requestBody.content)) {
         const contentType = chooseBodyType(requestBody.content)

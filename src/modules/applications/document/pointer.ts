@@ -36,12 +36,26 @@ export function valueAt(root: unknown, tokens: readonly string[]): unknown {
 
 export const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
+/** How many `$ref`s a chain may follow before it is taken for a loop. */
+const MAX_HOPS = 16
+
 /** Follows a chain of local `$ref`s (at most 16, so a reference cycle ends) to the value it names, or undefined. */
 export function followRefs(document: Record<string, unknown>, value: unknown): unknown {
   let node = value
-  for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === 'string'; hops++) {
+  for (let hops = 0; hops < MAX_HOPS && isObject(node) && typeof node.$ref === 'string'; hops++) {
     const tokens = localRefTokens(node.$ref)
     node = tokens ? valueAt(document, tokens) : undefined
   }
   return node
+}
+
+/**
+ * Why `value`, a reference, names nothing usable: 'loop' when following it comes back round (or runs past 16
+ * references), 'unresolved' when it points at nothing; null when it is not a reference or resolves.
+ */
+export function brokenRef(document: Record<string, unknown>, value: unknown): 'loop' | 'unresolved' | null {
+  if (!isObject(value) || typeof value.$ref !== 'string') return null
+  const target = followRefs(document, value)
+  if (target === undefined) return 'unresolved'
+  return isObject(target) && typeof target.$ref === 'string' ? 'loop' : null
 }

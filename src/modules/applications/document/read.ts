@@ -2,7 +2,7 @@
 // references, collect the validator's complaints as warnings, and upgrade Swagger 2.0 to OpenAPI 3.1
 // (@scalar/openapi-parser), so everything after this file reads one shape.
 import { upgrade, validate } from '@scalar/openapi-parser'
-import { parse as parseYaml } from 'yaml'
+import { CORE_SCHEMA, load as loadYaml } from 'js-yaml'
 import { nestsDeeperThan } from '../../../platform/http/body.ts'
 import { isObject, pointerOf } from './pointer.ts'
 
@@ -31,17 +31,22 @@ export interface ReadDocument {
 }
 
 /** Real descriptions nest 20–40 levels; past this the text is an attack on the parser, not an API. */
-const MAX_NESTING = 256
+export const MAX_NESTING = 256
 /** Documents larger than this are not run through the full OpenAPI schema validator (see readApiDocument). */
 export const VALIDATION_MAX_CHARS = 4 * 1024 * 1024
 /** Enough to see what is wrong without turning a sloppy document's response into a second document. */
 export const MAX_WARNINGS = 100
 
+const nestsTooDeeply = (pointer = ''): SpecInvalidError => new SpecInvalidError(`The document nests deeper than ${MAX_NESTING} levels`, pointer)
+
+/** A stack overflow, however the parser that hit it wrapped it. */
+const isStackOverflow = (error: unknown): boolean => error instanceof RangeError || /call stack/i.test(String((error as Error)?.message))
+
 function parseText(text: string): unknown {
   const trimmed = text.replace(/^\uFEFF/, '').trimStart()
   if (trimmed === '') throw new SpecInvalidError('The file is empty', '')
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    if (nestsDeeperThan(trimmed, MAX_NESTING)) throw new SpecInvalidError(`The document nests deeper than ${MAX_NESTING} levels`, '')
+    if (nestsDeeperThan(trimmed, MAX_NESTING)) throw nestsTooDeeply()
     try {
       return JSON.parse(trimmed)
     } catch (error) {
@@ -49,11 +54,14 @@ function parseText(text: string): unknown {
     }
   }
   try {
-    // Duplicate keys are the last one's (as JSON.parse does); yaml's own check is quadratic in a map's size.
-    return parseYaml(trimmed, { maxAliasCount: 1000, uniqueKeys: false, prettyErrors: false })
+    // js-yaml builds values straight from the text (the `yaml` library's syntax tree took ~45 bytes per byte: 1.2 GB
+    // for 28 MB). YAML 1.2 core types; duplicate keys are the last one's, as JSON.parse does. Aliases are shared
+    // values, not copies: checkStructure counts what they expand to.
+    return loadYaml(trimmed, { schema: CORE_SCHEMA, json: true, maxDepth: MAX_NESTING })
   } catch (error) {
-    const message = error instanceof RangeError ? 'the document nests too deeply' : firstLine((error as Error).message)
-    throw new SpecInvalidError(`The file is not valid YAML or JSON: ${message}`, '')
+    // Past maxDepth, or a stack overflow however it is reported: the same answer as deep JSON.
+    if (isStackOverflow(error) || /maxDepth/.test(String((error as Error)?.message))) throw nestsTooDeeply()
+    throw new SpecInvalidError(`The file is not valid YAML or JSON: ${firstLine((error as Error).message)}`, '')
   }
 }
 
@@ -70,25 +78,55 @@ function versionOf(document: Record<string, unknown>): string {
   throw new SpecInvalidError(`Unsupported OpenAPI version ${JSON.stringify(version)}; Swagger 2.0, OpenAPI 3.0 and 3.1 are supported`, '/openapi')
 }
 
-/** Refuses the first reference to another file or a URL: nothing is ever fetched for an upload. */
-function refuseExternalRefs(document: unknown): void {
-  const stack: { node: unknown; path: (string | number)[] }[] = [{ node: document, path: [] }]
+interface Frame {
+  readonly node: object
+  readonly parent: Frame | null
+  readonly key: string | number
+  readonly depth: number
+}
+
+const pathOf = (frame: Frame): (string | number)[] => {
+  const path: (string | number)[] = []
+  for (let at: Frame | null = frame; at?.parent; at = at.parent) path.push(at.key)
+  return path.reverse()
+}
+
+/**
+ * One walk over the parsed document, without recursion: refuses nesting deeper than MAX_NESTING (YAML aliases can
+ * nest values past what the parser measured), aliases that multiply the document, and the first reference to another
+ * file or a URL (nothing is ever fetched for an upload). Each frame points at its parent, so a path is only built for
+ * the error.
+ */
+function checkStructure(document: object, textLength: number): void {
+  const stack: Frame[] = [{ node: document, parent: null, key: '', depth: 0 }]
+  // A document without aliases has fewer values than characters; past that, YAML aliases are multiplying it (the
+  // "billion laughs"), and every later walk would pay for each copy.
+  const maxVisits = Math.max(100_000, textLength)
+  let visits = 0
   while (stack.length > 0) {
-    const { node, path } = stack.pop()!
+    if (++visits > maxVisits)
+      throw new SpecInvalidError(`The file is not valid YAML or JSON: its aliases expand it to more than ${maxVisits.toLocaleString('en-US')} values`, '')
+    const frame = stack.pop()!
+    const { node, depth } = frame
+    // The top-level object is the first level, as for JSON text.
+    if (depth + 1 > MAX_NESTING) throw nestsTooDeeply(pointerOf(pathOf(frame)))
     if (Array.isArray(node)) {
-      for (let index = node.length - 1; index >= 0; index--) if (typeof node[index] === 'object') stack.push({ node: node[index], path: [...path, index] })
+      for (let index = node.length - 1; index >= 0; index--) {
+        const child = node[index]
+        if (child !== null && typeof child === 'object') stack.push({ node: child, parent: frame, key: index, depth: depth + 1 })
+      }
       continue
     }
-    if (!isObject(node)) continue
-    const ref = node.$ref
+    const ref = (node as Record<string, unknown>).$ref
     if (typeof ref === 'string' && !ref.startsWith('#'))
       throw new SpecInvalidError(
         `External reference ${JSON.stringify(ref.slice(0, 200))} is not allowed: only references inside the document are resolved`,
-        pointerOf([...path, '$ref']),
+        pointerOf([...pathOf(frame), '$ref']),
       )
-    for (const key of Object.keys(node).reverse()) {
-      const child = node[key]
-      if (child !== null && typeof child === 'object') stack.push({ node: child, path: [...path, key] })
+    const keys = Object.keys(node)
+    for (let index = keys.length - 1; index >= 0; index--) {
+      const child = (node as Record<string, unknown>)[keys[index]!]
+      if (child !== null && typeof child === 'object') stack.push({ node: child, parent: frame, key: keys[index]!, depth: depth + 1 })
     }
   }
 }
@@ -100,16 +138,33 @@ function requireShape(document: Record<string, unknown>): void {
   if ('paths' in document && document.paths !== null && !isObject(document.paths)) throw new SpecInvalidError('"paths" must be an object', '/paths')
 }
 
+/** An uploaded text handed over to be read: `text` is taken (set to null) once parsed, so its memory can go. */
+export interface DocumentSource {
+  text: string | null
+  /** Called once the text is let go and again after the operations are built: the worker collects garbage there. */
+  collect?: () => void
+}
+
 /** Throws SpecInvalidError for what cannot be imported; everything else the validator finds becomes a warning. */
-export async function readApiDocument(text: string): Promise<ReadDocument> {
-  const parsed = parseText(text)
+export async function readApiDocument(input: string | DocumentSource): Promise<ReadDocument> {
+  const source = typeof input === 'string' ? { text: input } : input
+  const length = source.text?.length ?? 0
+  let parsed: unknown
+  try {
+    parsed = parseText(source.text ?? '')
+  } finally {
+    // The parsed tree is all that is needed from here on; a 32 MiB upload is 64 MB as a string.
+    source.text = null
+  }
+  source.collect?.()
   if (!isObject(parsed)) throw new SpecInvalidError('Not an OpenAPI document: the top level is not an object', '')
+  // First: nothing may walk a document whose aliases multiply it.
+  checkStructure(parsed, length)
   const openapiVersion = versionOf(parsed)
   requireShape(parsed)
-  refuseExternalRefs(parsed)
 
   const warnings: ImportWarning[] = []
-  if (text.length > VALIDATION_MAX_CHARS) {
+  if (length > VALIDATION_MAX_CHARS) {
     // The validator needs ~10 times the document in memory; for a document this large its advice (warnings only)
     // is not worth the server's memory. What the import needs is checked all the same, as it reads.
     warnings.push({

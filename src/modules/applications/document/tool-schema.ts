@@ -2,7 +2,9 @@
 // against. Component schemas that are small and not recursive are inlined (many clients and models do not follow
 // `$ref`); recursive or large ones go to `$defs` once, so a recursive schema never explodes. Only the keywords that
 // describe a value are kept: discriminators, XML hints, examples and vendor extensions are dropped, and properties
-// marked readOnly (the server sets them) are removed from request schemas.
+// marked readOnly (the server sets them) are removed from request schemas. A schema that contains itself without
+// describing anything nested (`A: {allOf: [{$ref: A}]}`, `A: {$ref: A}`) has no meaning and would send a checker round
+// in circles: the loop is cut (it accepts any value in its place), with a warning.
 import type { ImportWarning } from './read.ts'
 import { isObject, localRefTokens, valueAt } from './pointer.ts'
 
@@ -43,6 +45,8 @@ interface Converted {
   readonly schema: JsonSchema
   /** `$defs` names this schema refers to, directly or through what it inlined. */
   readonly needs: ReadonlySet<string>
+  /** This schema is a reference back into a component being converted for the same value: a loop that was cut. */
+  readonly cut?: boolean
 }
 
 interface ComponentEntry {
@@ -51,6 +55,8 @@ interface ComponentEntry {
   size?: number
   recursive: boolean
   converting: boolean
+  /** How many values deep (properties, items…) the conversion was when it started; a loop at the same depth never descends. */
+  nesting: number
 }
 
 export const truncateText = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
@@ -64,6 +70,8 @@ export class ToolSchemaConverter {
   readonly #components = new Map<string, ComponentEntry>()
   readonly #byDefName = new Map<string, ComponentEntry>()
   readonly #warnedRefs = new Set<string>()
+  /** Values deep the conversion is: raised by properties, items and additionalProperties, not by allOf/anyOf/oneOf/not/$ref. */
+  #nesting = 0
 
   constructor(document: Record<string, unknown>, warnings: ImportWarning[]) {
     this.#document = document
@@ -116,7 +124,7 @@ export class ToolSchemaConverter {
       'schema'
     let defName = base
     for (let suffix = 2; this.#byDefName.has(defName); suffix++) defName = `${base}_${suffix}`
-    entry = { defName, recursive: false, converting: false }
+    entry = { defName, recursive: false, converting: false, nesting: 0 }
     this.#byDefName.set(defName, entry)
     this.#components.set(ref, entry)
     return entry
@@ -130,13 +138,21 @@ export class ToolSchemaConverter {
       return { schema: {}, needs: new Set() }
     }
     const entry = this.#entryFor(ref)
+    if (entry.converting && entry.nesting === this.#nesting) {
+      this.#warnOnce(
+        ref,
+        `Schema ${ref} contains itself through $ref, allOf, anyOf, oneOf or not without describing a nested value: the loop is cut, and any value is accepted in its place`,
+      )
+      return { schema: {}, needs: new Set(), cut: true }
+    }
     if (entry.converting) {
-      // A cycle: this component is defined once in $defs and referred to from inside itself.
+      // A cycle through a nested value: this component is defined once in $defs and referred to from inside itself.
       entry.recursive = true
       return { schema: { $ref: `#/$defs/${entry.defName}` }, needs: new Set([entry.defName]) }
     }
     if (!entry.converted) {
       entry.converting = true
+      entry.nesting = this.#nesting
       try {
         entry.converted = this.#node(target, depth + 1)
       } finally {
@@ -157,15 +173,25 @@ export class ToolSchemaConverter {
       const referred = this.#reference(raw.$ref, depth)
       // 3.1 allows siblings next to $ref; a description is the only one worth keeping.
       if (typeof raw.description === 'string' && Object.keys(referred.schema).length > 0 && !('description' in referred.schema))
-        return { schema: { ...referred.schema, description: truncateText(raw.description, SCHEMA_DESCRIPTION_MAX) }, needs: referred.needs }
+        return { schema: { ...referred.schema, description: truncateText(raw.description, SCHEMA_DESCRIPTION_MAX) }, needs: referred.needs, cut: referred.cut }
       return referred
     }
 
     const needs = new Set<string>()
-    const take = (child: unknown): JsonSchema => {
+    /** A schema for the same value (allOf/anyOf/oneOf/not). */
+    const alongside = (child: unknown): Converted => {
       const converted = this.#node(child, depth + 1)
       for (const name of converted.needs) needs.add(name)
-      return converted.schema
+      return converted
+    }
+    /** A schema for a value inside this one (a property, the items). */
+    const take = (child: unknown): JsonSchema => {
+      this.#nesting++
+      try {
+        return alongside(child).schema
+      } finally {
+        this.#nesting--
+      }
     }
     const schema: JsonSchema = {}
     for (const keyword of SCALAR_KEYWORDS) if (raw[keyword] !== undefined) schema[keyword] = raw[keyword]
@@ -218,10 +244,19 @@ export class ToolSchemaConverter {
     else if (isObject(raw.additionalProperties)) schema.additionalProperties = take(raw.additionalProperties)
     if (isObject(raw.items)) schema.items = take(raw.items)
     else if (Array.isArray(raw.prefixItems)) schema.prefixItems = raw.prefixItems.map(take)
-    if (isObject(raw.not)) schema.not = take(raw.not)
+    if (isObject(raw.not)) {
+      const not = alongside(raw.not)
+      if (!not.cut) schema.not = not.schema
+    }
     for (const keyword of SCHEMA_LIST_KEYWORDS) {
       const list = raw[keyword]
-      if (Array.isArray(list) && list.length > 0) schema[keyword] = list.map(take)
+      if (!Array.isArray(list) || list.length === 0) continue
+      const members = list.map(alongside)
+      // A cut loop accepts anything: a choice that includes it accepts anything, and in allOf it adds nothing.
+      if (keyword === 'allOf') {
+        const kept = members.filter((member) => !member.cut).map((member) => member.schema)
+        if (kept.length > 0) schema.allOf = kept
+      } else if (!members.some((member) => member.cut)) schema[keyword] = members.map((member) => member.schema)
     }
     return { schema, needs }
   }

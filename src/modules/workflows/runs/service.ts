@@ -8,7 +8,7 @@ import { conflict, forbidden, invalidInput, notFound } from '../../../platform/e
 import { newId, sha256Hex } from '../../../platform/ids.ts'
 import type { Logger } from '../../../platform/log.ts'
 import type { ModelProviders } from '../../../llm/registry.ts'
-import { authorizeAgent, readSourceDocument } from '../../agents/service.ts'
+import { authorizeAgent, readSourceDocument } from '../../agents/index.ts'
 import { WORKFLOW_NOT_FOUND } from '../definitions.ts'
 import type { Static } from '@sinclair/typebox'
 import { workflowsOf } from '../stored.ts'

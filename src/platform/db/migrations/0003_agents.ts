@@ -1,5 +1,6 @@
 // 0003: agents, their drafts, immutable numbered versions and members (issue 5).
 import { sql, type Kysely } from 'kysely'
+import { createRowTrigger, kindOf } from '../dialect.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // One small row per agent: what a list needs, mirrored from the draft and the live version so a
@@ -39,8 +40,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('agent_versions_pk', ['agent_id', 'version'])
     .execute()
   // A published version is a snapshot other things point at (live, workflow runs): it must never change.
-  await sql`CREATE TRIGGER agent_versions_immutable BEFORE UPDATE ON agent_versions
+  if (kindOf(db) === 'sqlite') {
+    await sql`CREATE TRIGGER agent_versions_immutable BEFORE UPDATE ON agent_versions
     BEGIN SELECT RAISE(ABORT, 'agent versions are immutable'); END`.execute(db)
+  } else {
+    await createRowTrigger(db, {
+      name: 'agent_versions_immutable',
+      table: 'agent_versions',
+      timing: 'before',
+      event: 'update',
+      statements: ["raise exception 'agent versions are immutable'"],
+    })
+  }
 
   await db.schema
     .createTable('agent_members')

@@ -2,15 +2,16 @@
 // users per day; duration histograms by day and month; indexes for workflow runs by start time. Filled from the rows
 // at migration, then kept exact by the group commit (inserts) and a delete trigger (retention).
 import { sql, type Kysely } from 'kysely'
+import { createRowTrigger, dropRowTrigger } from '../dialect.ts'
 
 /**
  * Duration buckets grow by 2 % (bucket b holds durations up to 1.02^b ms): nearest-rank percentiles read from them are
  * within 2 % of the exact value, whatever the number of interactions, and a day has at most ~900 buckets per title.
  */
 export const DURATION_BUCKET_SQL = 'case when {ms} < 1 then 0 else cast(ceil(ln({ms}) / ln(1.02)) as integer) end'
-const bucketOf = (row: 'new' | 'old') => sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', `(${row}.duration_seconds * 1000.0)`))
-const day = (row: 'new' | 'old') => sql.raw(`substr(${row}.created_at, 1, 10)`)
-const month = (row: 'new' | 'old') => sql.raw(`substr(${row}.created_at, 1, 7)`)
+const bucketOf = (row: 'new' | 'old') => DURATION_BUCKET_SQL.replaceAll('{ms}', `(${row}.duration_seconds * 1000.0)`)
+const day = (row: 'new' | 'old') => `substr(${row}.created_at, 1, 10)`
+const month = (row: 'new' | 'old') => `substr(${row}.created_at, 1, 7)`
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -165,31 +166,36 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Inserts are counted in by the group commit, one aggregated upsert per rollup and batch (platform/db/
   // insights-rollups.ts); per-row triggers cost ~110 µs per recorded interaction. Deletes (retention, a few batches a
   // day) are taken out here, row by row, with the same bucket SQL.
-  await sql`
-    create trigger interactions_insights_delete after delete on interactions begin
-      update interaction_daily_kinds set n = n - 1, errors = errors - old.is_error where day = ${day('old')} and kind = old.kind;
-      update interaction_monthly_tools set n = n - 1, errors = errors - old.is_error
-        where month = ${month('old')} and kind = old.kind and api_title = old.api_title and action = old.action;
-      update interaction_daily_active set n = n - 1 where day = ${day('old')} and user_id = old.user_id;
-      update interaction_daily_tools set n = n - 1, errors = errors - old.is_error
-        where day = ${day('old')} and kind = old.kind and api_title = old.api_title and action = old.action;
-      update interaction_user_daily_tools set n = n - 1, errors = errors - old.is_error
-        where user_id = old.user_id and day = ${day('old')} and kind = old.kind and api_title = old.api_title and action = old.action;
-      update interaction_daily_durations set n = n - 1
-        where old.duration_seconds is not null and day = ${day('old')} and bucket = ${bucketOf('old')};
-      update interaction_title_daily_durations set n = n - 1
-        where old.duration_seconds is not null and api_title = old.api_title and day = ${day('old')} and bucket = ${bucketOf('old')};
-      update interaction_user_daily_durations set n = n - 1
-        where old.duration_seconds is not null and user_id = old.user_id and day = ${day('old')} and bucket = ${bucketOf('old')};
-      update interaction_monthly_durations set n = n - 1
-        where old.duration_seconds is not null and month = ${month('old')} and bucket = ${bucketOf('old')};
-      update interaction_user_monthly_durations set n = n - 1
-        where old.duration_seconds is not null and user_id = old.user_id and month = ${month('old')} and bucket = ${bucketOf('old')};
-    end`.execute(db)
+  await createRowTrigger(db, {
+    name: 'interactions_insights_delete',
+    table: 'interactions',
+    timing: 'after',
+    event: 'delete',
+    statements: [
+      `update interaction_daily_kinds set n = n - 1, errors = errors - old.is_error where day = ${day('old')} and kind = old.kind`,
+      `update interaction_monthly_tools set n = n - 1, errors = errors - old.is_error
+        where month = ${month('old')} and kind = old.kind and api_title = old.api_title and action = old.action`,
+      `update interaction_daily_active set n = n - 1 where day = ${day('old')} and user_id = old.user_id`,
+      `update interaction_daily_tools set n = n - 1, errors = errors - old.is_error
+        where day = ${day('old')} and kind = old.kind and api_title = old.api_title and action = old.action`,
+      `update interaction_user_daily_tools set n = n - 1, errors = errors - old.is_error
+        where user_id = old.user_id and day = ${day('old')} and kind = old.kind and api_title = old.api_title and action = old.action`,
+      `update interaction_daily_durations set n = n - 1
+        where old.duration_seconds is not null and day = ${day('old')} and bucket = ${bucketOf('old')}`,
+      `update interaction_title_daily_durations set n = n - 1
+        where old.duration_seconds is not null and api_title = old.api_title and day = ${day('old')} and bucket = ${bucketOf('old')}`,
+      `update interaction_user_daily_durations set n = n - 1
+        where old.duration_seconds is not null and user_id = old.user_id and day = ${day('old')} and bucket = ${bucketOf('old')}`,
+      `update interaction_monthly_durations set n = n - 1
+        where old.duration_seconds is not null and month = ${month('old')} and bucket = ${bucketOf('old')}`,
+      `update interaction_user_monthly_durations set n = n - 1
+        where old.duration_seconds is not null and user_id = old.user_id and month = ${month('old')} and bucket = ${bucketOf('old')}`,
+    ],
+  })
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop trigger if exists interactions_insights_delete`.execute(db)
+  await dropRowTrigger(db, 'interactions_insights_delete', 'interactions')
   for (const table of [
     'interaction_daily_tools',
     'interaction_user_daily_tools',

@@ -4,6 +4,7 @@
 // interactions (the last year, under a year's retention) from their totals. Filled from the rows at migration; kept
 // exact by the group commit (inserts, platform/db/insights-rollups.ts) and the delete trigger below (retention).
 import { sql, type Kysely } from 'kysely'
+import { createRowTrigger, dropRowTrigger } from '../dialect.ts'
 import { DURATION_BUCKET_SQL } from './0008_insights.ts'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -39,7 +40,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .modifyEnd(sql`without rowid`)
     .execute()
   const bucket = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)'))
-  const oldBucket = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(old.duration_seconds * 1000.0)'))
+  const oldBucket = DURATION_BUCKET_SQL.replaceAll('{ms}', '(old.duration_seconds * 1000.0)')
   await sql`
     insert into interaction_user_tools (user_id, kind, api_title, action, n, errors)
     select user_id, kind, api_title, action, count(*), sum(is_error) from interactions group by 1, 2, 3, 4`.execute(db)
@@ -50,19 +51,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     insert into interaction_user_monthly_tools (user_id, month, kind, api_title, action, n, errors)
     select user_id, substr(created_at, 1, 7), kind, api_title, action, count(*), sum(is_error) from interactions
     group by 1, 2, 3, 4, 5`.execute(db)
-  await sql`
-    create trigger interactions_user_monthly_tools_delete after delete on interactions begin
-      update interaction_user_monthly_tools set n = n - 1, errors = errors - old.is_error
+  await createRowTrigger(db, {
+    name: 'interactions_user_monthly_tools_delete',
+    table: 'interactions',
+    timing: 'after',
+    event: 'delete',
+    statements: [
+      `update interaction_user_monthly_tools set n = n - 1, errors = errors - old.is_error
         where user_id = old.user_id and month = substr(old.created_at, 1, 7) and kind = old.kind and api_title = old.api_title
-          and action = old.action;
-      update interaction_user_tools set n = n - 1, errors = errors - old.is_error
-        where user_id = old.user_id and kind = old.kind and api_title = old.api_title and action = old.action;
-      update interaction_user_durations set n = n - 1
-        where old.duration_seconds is not null and user_id = old.user_id and bucket = ${oldBucket};
-    end`.execute(db)
+          and action = old.action`,
+      `update interaction_user_tools set n = n - 1, errors = errors - old.is_error
+        where user_id = old.user_id and kind = old.kind and api_title = old.api_title and action = old.action`,
+      `update interaction_user_durations set n = n - 1
+        where old.duration_seconds is not null and user_id = old.user_id and bucket = ${oldBucket}`,
+    ],
+  })
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop trigger if exists interactions_user_monthly_tools_delete`.execute(db)
+  await dropRowTrigger(db, 'interactions_user_monthly_tools_delete', 'interactions')
   for (const table of ['interaction_user_monthly_tools', 'interaction_user_tools', 'interaction_user_durations']) await db.schema.dropTable(table).execute()
 }

@@ -3,11 +3,13 @@
 // messages table is rebuilt (its role check cannot be widened in place) with every existing row copied; task threads
 // get their task's name as title.
 import { sql, type Kysely } from 'kysely'
+import { inTransaction } from '../transaction.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: a migration sees the tables as they were then, not as schema.ts types them now.
 export async function up(db: Kysely<any>): Promise<void> {
-  // The migrator runs SQLite migrations without a transaction: this one copies and drops a table, so it takes its own.
-  await db.transaction().execute(async (trx) => {
+  // The migrator runs SQLite migrations without a transaction: this one copies and drops a table, so it takes its own
+  // (on PostgreSQL the migrator's transaction is already open).
+  await inTransaction(db, async (trx) => {
     await trx.schema.alterTable('threads').addColumn('agent_name', 'text').execute()
     await trx.schema.alterTable('threads').addColumn('title', 'text').execute()
     await trx
@@ -49,7 +51,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 // biome-ignore lint/suspicious/noExplicitAny: as above.
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.deleteFrom('thread_messages').where('role', 'not in', ['user', 'assistant']).execute()
     for (const column of ['tool_calls', 'tool_result', 'model_provider', 'model_name', 'input_tokens', 'output_tokens'])
       await trx.schema.alterTable('thread_messages').dropColumn(column).execute()

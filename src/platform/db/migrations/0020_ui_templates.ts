@@ -2,8 +2,8 @@
 // each template's last sync with it.
 //
 // Steps performed:
-// 1. create ui_templates, with an index by (application, operation) and a partial unique index that allows one
-//    default template per operation;
+// 1. create ui_templates, with indexes by (application, operation) and (api_name, operation) and a partial unique
+//    index that allows one default template per operation;
 // 2. create ui_template_repositories (one per application; the token is a sealed secret, not a column);
 // 3. create ui_template_sync_state (one row per synced template).
 // Every row goes with its application (or template) through ON DELETE CASCADE.
@@ -14,6 +14,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('ui_templates')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('application_id', 'text', (c) => c.notNull().references('applications.id').onDelete('cascade'))
+    // The application's name (never renamed): what MCP endpoints find templates by, without reading the applications.
+    .addColumn('api_name', 'text', (c) => c.notNull())
     .addColumn('operation_id', 'text', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('is_default', 'integer', (c) => c.notNull())
@@ -28,6 +30,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_by', 'text', (c) => c.notNull())
     .execute()
   await db.schema.createIndex('ui_templates_operation').on('ui_templates').columns(['application_id', 'operation_id', 'id']).execute()
+  await db.schema.createIndex('ui_templates_api_name').on('ui_templates').columns(['api_name', 'operation_id', 'id']).execute()
   await db.schema
     .createIndex('ui_templates_one_default')
     .on('ui_templates')

@@ -6,6 +6,8 @@ export interface UiTemplatesTable {
   /** UUIDv7; also the file name in the repository (`<id>.html`, `<id>.json`). */
   id: string
   application_id: string
+  /** The application's api_name (never renamed), so MCP endpoints find templates without reading applications. */
+  api_name: string
   operation_id: string
   /** `result` unless said otherwise; at most 32 characters. */
   type: string

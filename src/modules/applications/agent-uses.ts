@@ -1,28 +1,15 @@
-// The applications an agent uses (the draft's `applications` part): each is served as tools on the
-// agent's MCP endpoints. Saving checks that every application exists, that the owner saving it may see it, and that
-// the operations named exist, so a typo is a 422 at save time rather than a tool that silently never appears.
+// The check an agent's save runs on the applications its draft names (the agents module gets it from the registry):
+// every application exists, the owner saving may see it, and the operations named exist, so a typo is a 422 at save
+// time rather than a tool that silently never appears.
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { canSeeShared } from '../../platform/auth/shared-items.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { invalidInput, type InputIssue } from '../../platform/errors.ts'
-import type { AgentDocument } from './document.ts'
-
-export interface ApplicationUse {
-  api_name: string
-  /** Only these operations; all of the application's when absent. */
-  operation_ids?: string[]
-}
-
-export const MAX_APPLICATIONS_PER_AGENT = 50
-
-/** The draft's or a version's applications; documents written before the part existed have none. */
-export function applicationsOf(document: AgentDocument): ApplicationUse[] {
-  return Array.isArray(document.applications) ? (document.applications as ApplicationUse[]) : []
-}
+import type { ApplicationUse, ApplicationUsesCheck } from '../agents/index.ts'
 
 /** The uses as stored: duplicates merged (a whole application wins over a subset), operation ids de-duplicated. */
-export async function checkApplicationUses(db: Kysely<Database>, principal: Principal, uses: readonly ApplicationUse[]): Promise<ApplicationUse[]> {
+export const checkApplicationUses: ApplicationUsesCheck = async (db: Kysely<Database>, principal: Principal, uses: readonly ApplicationUse[]) => {
   const issues: InputIssue[] = []
   const merged = new Map<string, ApplicationUse>()
   for (const [index, use] of uses.entries()) {
