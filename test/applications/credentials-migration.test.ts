@@ -47,6 +47,9 @@ function rewindTo0014(db: Database): void {
   db.run("DELETE FROM kysely_migration WHERE name = '0015_sealed_secrets_and_documents'")
   // Later migrations are rewound too (their tables dropped, their rows forgotten), so the upgrade runs them in order again.
   db.run('DROP TABLE marketplace_entries')
+  db.run('DROP TABLE ui_template_sync_state')
+  db.run('DROP TABLE ui_template_repositories')
+  db.run('DROP TABLE ui_templates')
   db.run("DELETE FROM kysely_migration WHERE name > '0015'")
   db.run(`CREATE TABLE application_credentials (
     application_id text not null, scheme text not null, owner text not null, sealed text not null,
@@ -154,7 +157,10 @@ describe('migration 0015 of application credentials', () => {
     expect(rotated.body).toMatchObject({
       reencrypted: 4,
       unreadable: 0,
-      namespaces: [{ namespace: 'app_credential', values: 4, reencrypted: 4, unreadable: 0 }],
+      namespaces: [
+        { namespace: 'app_credential', values: 4, reencrypted: 4, unreadable: 0 },
+        { namespace: 'git_repository_token', values: 0, reencrypted: 0, unreadable: 0 },
+      ],
     })
     expect((await execute('personal', 'byBasic', member.token)).body.body.credential).toBe(`Basic ${btoa('ann:old-password-5678')}`)
     expect((await execute('shared', 'byKey', member.token)).body.body.credential).toBe('old-org-key-3456')

@@ -108,7 +108,11 @@ describe('key rotation', () => {
       reencrypted: expect.any(Number),
       unreadable: 0,
       retired_key_ids: [before],
-      namespaces: [{ namespace: 'app_credential', values: rotated.body.reencrypted, reencrypted: rotated.body.reencrypted, unreadable: 0 }],
+      // Every namespace the vault declares is reported, with none of its own here (repository tokens).
+      namespaces: [
+        { namespace: 'app_credential', values: rotated.body.reencrypted, reencrypted: rotated.body.reencrypted, unreadable: 0 },
+        { namespace: 'git_repository_token', values: 0, reencrypted: 0, unreadable: 0 },
+      ],
     })
     expect(rotated.body.reencrypted).toBeGreaterThanOrEqual(5)
     expect(keyring().keys.map((key) => key.kid)).toEqual([rotated.body.key_id])

@@ -93,6 +93,9 @@ describe.skipIf(!hasChromium || !HAS_GIT)('UI templates in the console', () => {
     const { page } = session
     await openOperation('listPets')
     const form = page.getByRole('region', { name: 'Template repository' })
+    // Folded until a repository is set.
+    expect(await form.getByLabel('Repository URL').isVisible()).toBe(false)
+    await form.getByText('Template repository').click()
     await form.getByLabel('Repository URL').fill(git.url('console'))
     await form.getByLabel('User name').fill(git.username)
     await form.getByLabel('Token').fill(git.token)

@@ -2,6 +2,7 @@
 // pull of one template or all of them.
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
+import { HttpError } from '../../platform/http/http-error.ts'
 import type { RepositoryService } from './repository.ts'
 import {
   ApplicationSyncResult,
@@ -20,6 +21,14 @@ import {
 } from './schema.ts'
 import type { SyncService } from './sync.ts'
 import type { TemplatesService } from './templates.ts'
+
+/**
+ * `POST …/vcs/sync/{api_name}/` (an empty template id) must not widen a one-template sync to every template: the
+ * all-templates route refuses the trailing slash (404, like any unknown id), before the body is read.
+ */
+function exactPath({ request }: { request: Request }) {
+  if (new URL(request.url).pathname.endsWith('/')) throw new HttpError(404, 'Not Found')
+}
 
 const NOT_VISIBLE = { 404: { description: 'No such application (or operation, or template), or the application is not visible to the caller' } }
 const WRITERS = { 403: { description: 'The caller sees the application but is not its owner or an admin' } }
@@ -139,6 +148,7 @@ export function uiTemplateRoutes(guard: AuthGuard, templates: TemplatesService, 
     )
     .post('/api/ui-templates/vcs/sync/:api_name', ({ principal, params, body }) => sync.syncApplication(principal, params.api_name, body), {
       auth: 'member',
+      transform: exactPath,
       params: RepositoryParams,
       body: SyncBody,
       response: { 200: ApplicationSyncResult },

@@ -97,69 +97,74 @@ export function TemplateRepository({ apiName, canChange }: { apiName: string; ca
     }
   }
 
+  // Folded away until asked for (open once a repository is set): the application page's own forms come first.
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'repository-title' },
-    h('h3', { id: 'repository-title' }, 'Template repository'),
-    h('p', { class: 'hint' }, 'Templates are pushed to and pulled from <path>/<api_name>/<operation>/<template>.html and .json on the branch.'),
-    notice ? h(Banner, { kind: notice.kind }, notice.text) : null,
-    repository?.token_problem ? h(Banner, { kind: 'warning' }, `The stored token cannot be used: ${repository.token_problem}`) : null,
-    canChange
-      ? h(
-          'form',
-          {
-            class: 'repository-form',
-            onSubmit: (e: Event) => {
-              e.preventDefault()
-              void save()
+    h(
+      'details',
+      { open: repository ? true : undefined },
+      h('summary', null, h('h3', { id: 'repository-title', class: 'inline-heading' }, 'Template repository')),
+      h('p', { class: 'hint' }, 'Templates are pushed to and pulled from <path>/<api_name>/<operation>/<template>.html and .json on the branch.'),
+      notice ? h(Banner, { kind: notice.kind }, notice.text) : null,
+      repository?.token_problem ? h(Banner, { kind: 'warning' }, `The stored token cannot be used: ${repository.token_problem}`) : null,
+      canChange
+        ? h(
+            'form',
+            {
+              class: 'repository-form',
+              onSubmit: (e: Event) => {
+                e.preventDefault()
+                void save()
+              },
             },
-          },
-          h(Field, {
-            id: 'repo-url',
-            label: 'Repository URL',
-            value: values.repo_url,
-            onInput: set('repo_url'),
-            hint: 'https://git.example.com/team/templates.git',
-          }),
-          h(Field, { id: 'repo-branch', label: 'Branch', value: values.branch, onInput: set('branch') }),
-          h(Field, { id: 'repo-path', label: 'Folder', value: values.path, onInput: set('path') }),
-          h(Field, { id: 'repo-username', label: 'User name', value: values.username, onInput: set('username'), autocomplete: 'off' }),
-          h(Field, {
-            id: 'repo-token',
-            label: 'Token',
-            type: 'password',
-            autocomplete: 'off',
-            value: values.token,
-            onInput: set('token'),
-            hint: repository?.token_set ? 'A token is stored; leave empty to keep it.' : 'Sent as the HTTP Basic password; kept sealed, never shown again.',
-          }),
-          h(Field, { id: 'repo-author-name', label: 'Commit author', value: values.author_name, onInput: set('author_name') }),
-          h(Field, { id: 'repo-author-email', label: 'Commit author e-mail', value: values.author_email, onInput: set('author_email') }),
-          h(
-            'div',
-            { class: 'row-actions' },
-            h('button', { type: 'submit', class: 'primary', disabled: busy }, 'Save repository'),
-            repository ? h('button', { type: 'button', disabled: busy, onClick: remove }, 'Remove') : null,
-            repository ? h('button', { type: 'button', disabled: busy, onClick: () => syncAll('push') }, 'Push all templates') : null,
-            repository ? h('button', { type: 'button', disabled: busy, onClick: () => syncAll('pull') }, 'Pull all templates') : null,
-          ),
-        )
-      : repository
-        ? h('p', null, `${repository.repo_url} · ${repository.branch} · ${repository.path || '(root)'}`)
-        : h('p', null, 'No repository configured.'),
-    results && results.length > 0
-      ? h(
-          'ul',
-          { class: 'sync-results', 'aria-live': 'polite' },
-          results.map((r) =>
+            h(Field, {
+              id: 'repo-url',
+              label: 'Repository URL',
+              value: values.repo_url,
+              onInput: set('repo_url'),
+              hint: 'https://git.example.com/team/templates.git',
+            }),
+            h(Field, { id: 'repo-branch', label: 'Branch', value: values.branch, onInput: set('branch') }),
+            h(Field, { id: 'repo-path', label: 'Folder', value: values.path, onInput: set('path') }),
+            h(Field, { id: 'repo-username', label: 'User name', value: values.username, onInput: set('username'), autocomplete: 'off' }),
+            h(Field, {
+              id: 'repo-token',
+              label: 'Token',
+              type: 'password',
+              autocomplete: 'off',
+              value: values.token,
+              onInput: set('token'),
+              hint: repository?.token_set ? 'A token is stored; leave empty to keep it.' : 'Sent as the HTTP Basic password; kept sealed, never shown again.',
+            }),
+            h(Field, { id: 'repo-author-name', label: 'Commit author', value: values.author_name, onInput: set('author_name') }),
+            h(Field, { id: 'repo-author-email', label: 'Commit author e-mail', value: values.author_email, onInput: set('author_email') }),
             h(
-              'li',
-              { key: r.template_id, class: r.has_conflict ? 'conflict' : r.success ? 'ok' : 'failed' },
-              h('strong', null, r.has_conflict ? 'Conflict' : r.success ? 'OK' : 'Failed'),
-              ` ${r.operation_id} · ${r.template_id.slice(-12)}: ${r.message}`,
+              'div',
+              { class: 'row-actions' },
+              h('button', { type: 'submit', class: 'primary', disabled: busy }, 'Save repository'),
+              repository ? h('button', { type: 'button', disabled: busy, onClick: remove }, 'Remove') : null,
+              repository ? h('button', { type: 'button', disabled: busy, onClick: () => syncAll('push') }, 'Push all templates') : null,
+              repository ? h('button', { type: 'button', disabled: busy, onClick: () => syncAll('pull') }, 'Pull all templates') : null,
             ),
-          ),
-        )
-      : null,
+          )
+        : repository
+          ? h('p', null, `${repository.repo_url} · ${repository.branch} · ${repository.path || '(root)'}`)
+          : h('p', null, 'No repository configured.'),
+      results && results.length > 0
+        ? h(
+            'ul',
+            { class: 'sync-results', 'aria-live': 'polite' },
+            results.map((r) =>
+              h(
+                'li',
+                { key: r.template_id, class: r.has_conflict ? 'conflict' : r.success ? 'ok' : 'failed' },
+                h('strong', null, r.has_conflict ? 'Conflict' : r.success ? 'OK' : 'Failed'),
+                ` ${r.operation_id} · ${r.template_id.slice(-12)}: ${r.message}`,
+              ),
+            ),
+          )
+        : null,
+    ),
   )
 }
