@@ -143,7 +143,11 @@ export function createModules(platform: Platform): Modules {
     oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
     toolbox: toolbox.service,
   })
-  const bundles = createBundlesModule(ctx, { applications: applications.service, checkApplicationUses: applications.checkAgentUses })
+  const bundles = createBundlesModule(ctx, {
+    applications: applications.service,
+    checkApplicationUses: applications.checkAgentUses,
+    parts: [uiTemplates.bundlePart],
+  })
   return {
     license,
     tenant,

@@ -7,7 +7,9 @@ import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
 import { LocalRevision } from '../../platform/revision.ts'
 import type { SecretVault } from '../../platform/secrets/index.ts'
 import type { ApplicationsService } from '../applications/index.ts'
+import type { ApplicationFilesPart } from '../bundles/index.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
+import { templatesBundlePart } from './bundle-part.ts'
 import { StoredTemplateCatalog, type TemplateCatalog } from './catalog.ts'
 import { createGitRunner, type GitRunner, type GitRunnerLimits } from './git/git-runner.ts'
 import { GIT_REPOSITORY_TOKENS, RepositoryService } from './repository.ts'
@@ -20,6 +22,8 @@ export interface UiTemplatesModule extends CapabilityModule<TemplatesService> {
   readonly sync: SyncService
   /** What the agent toolbox serves templates from (ui:// resources, the tools' _meta.ui). */
   readonly catalog: TemplateCatalog
+  /** What an agent bundle carries of its applications' templates (given to the bundles module). */
+  readonly bundlePart: ApplicationFilesPart
 }
 
 export interface UiTemplatesDependencies {
@@ -67,6 +71,7 @@ export function createUiTemplatesModule(ctx: ModuleContext, deps: UiTemplatesDep
     repositories,
     sync,
     catalog: new StoredTemplateCatalog(db, revision),
+    bundlePart: templatesBundlePart({ clock: ctx.clock, revision }),
     stop: () => runner.close(),
   }
 }

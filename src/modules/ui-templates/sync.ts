@@ -1,7 +1,6 @@
 // Push and pull of templates with the application's repository. One sync of an application at a time (the repository
 // lock), the git work in the git worker, and what it found applied here in one transaction: pulled templates checked
 // like a PUT and stored only over the revision that was compared, and each synced template's new sync state.
-import { Value } from '@sinclair/typebox/value'
 import type { Kysely, Transaction } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { writeAudit } from '../../platform/audit.ts'
@@ -13,9 +12,9 @@ import { changeableApplication } from '../applications/index.ts'
 import type { GitCredentials, GitRunner } from './git/git-runner.ts'
 import type { SyncAnswer, SyncJob, SyncTemplateInput, TemplateOutcome } from './git/sync-job.ts'
 import { DEFAULT_AUTHOR, DEFAULT_USERNAME, NO_REPOSITORY, type RepositoryLock, type RepositoryService, SecretBoxError } from './repository.ts'
-import { CspConfig, UiMeta } from './schema.ts'
 import { blobId, operationFolder, templateJson } from './template-files.ts'
-import { fieldIssues, TEMPLATE_NOT_FOUND, type TemplateChanges, type TemplatesService } from './templates.ts'
+import { templateFromFiles } from './template-from-files.ts'
+import { TEMPLATE_NOT_FOUND, type TemplatesService } from './templates.ts'
 
 export interface SyncRequest {
   readonly direction: 'push' | 'pull'
@@ -63,32 +62,6 @@ const fieldsOf = (row: UiTemplatesTable) => ({
   csp_config: row.csp_config === null ? null : (JSON.parse(row.csp_config) as Record<string, unknown>),
   ui_meta: row.ui_meta === null ? null : (JSON.parse(row.ui_meta) as Record<string, unknown>),
 })
-
-/** The template as the repository's files say it, checked like a PUT: the changes to store, or why not. */
-function pulledChanges(html: string, jsonText: string): { changes: TemplateChanges } | { problem: string } {
-  let fields: Record<string, unknown>
-  try {
-    const parsed = JSON.parse(jsonText) as unknown
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { problem: 'its .json file is not a JSON object' }
-    fields = parsed as Record<string, unknown>
-  } catch {
-    return { problem: 'its .json file is not valid JSON' }
-  }
-  const changes = {
-    html,
-    type: fields.type ?? 'result',
-    is_default: fields.is_default ?? false,
-    template_format: fields.template_format ?? 'mcp-app',
-    csp_config: fields.csp_config ?? null,
-    ui_meta: fields.ui_meta ?? null,
-  }
-  const issues = fieldIssues(changes)
-  if (changes.csp_config !== null && !Value.Check(CspConfig, changes.csp_config))
-    issues.push({ loc: ['csp_config'], msg: 'csp_config is not valid', type: 'value_error' })
-  if (changes.ui_meta !== null && !Value.Check(UiMeta, changes.ui_meta)) issues.push({ loc: ['ui_meta'], msg: 'ui_meta is not valid', type: 'value_error' })
-  if (issues.length > 0) return { problem: issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; ') }
-  return { changes: changes as TemplateChanges }
-}
 
 export class SyncService {
   readonly #deps: Dependencies
@@ -259,7 +232,7 @@ export class SyncService {
             result(true, "Nothing new in the repository: this template's own changes are not pushed yet")
             break
           case 'pulled': {
-            const checked = pulledChanges(outcome.html, outcome.json)
+            const checked = templateFromFiles(outcome.html, outcome.json)
             if ('problem' in checked) {
               result(false, `The repository's version is not a valid template: ${checked.problem}`)
               break
