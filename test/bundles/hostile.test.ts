@@ -250,7 +250,9 @@ describe('contents refused', () => {
     expect(messages).toContain('applications/pet-store: agent.json does not use this application')
     expect(messages).toContain('applications/pet-store/notes/listPets.txt: this server does not know what this file is')
     // Under templates/ the templates part names what it expects.
-    expect(messages).toContain('applications/pet-store/templates/listPets/t.html: a template is templates/<operation_id>/<template_id>.html with its .json beside it')
+    expect(messages).toContain(
+      'applications/pet-store/templates/listPets/t.html: a template is templates/<operation_id>/<template_id>.html with its .json beside it',
+    )
   })
 
   test('a long list of problems is cut at 50 entries, the last saying how many more', async () => {
