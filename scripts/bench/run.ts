@@ -18,6 +18,7 @@ const BENCHES = [
   'outbound-stream.ts',
   'bundles.ts',
   'ui-templates-git.ts',
+  'gpt-apps.ts',
 ]
 
 const args = process.argv.slice(2)

@@ -50,6 +50,8 @@ function rewindTo0014(db: Database): void {
   db.run('DROP TABLE ui_template_sync_state')
   db.run('DROP TABLE ui_template_repositories')
   db.run('DROP TABLE ui_templates')
+  db.run('DROP TABLE gpt_keys')
+  db.run('DROP TABLE gpts')
   db.run("DELETE FROM kysely_migration WHERE name > '0015'")
   db.run(`CREATE TABLE application_credentials (
     application_id text not null, scheme text not null, owner text not null, sealed text not null,
