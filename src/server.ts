@@ -84,6 +84,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.threads,
   m.applications,
   m.insights,
+  m.uiTemplates,
   m.toolbox,
   m.mcp,
   m.oauth,

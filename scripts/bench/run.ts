@@ -18,6 +18,7 @@ const BENCHES = [
   'outbound-stream.ts',
   'bundles.ts',
   'chat.ts',
+  'ui-templates-git.ts',
   'gpt-apps.ts',
   'execute.ts',
 ]

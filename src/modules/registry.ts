@@ -38,6 +38,7 @@ import { createTasksModule, type TasksModule } from './tasks/module.ts'
 import { createTenantModule, type TenantModule } from './tenant/module.ts'
 import { createThreadsModule, type ThreadsModule } from './threads/module.ts'
 import { createToolboxModule, type ToolboxModule } from './toolbox/module.ts'
+import { createUiTemplatesModule, type UiTemplatesModule } from './ui-templates/module.ts'
 import { createUsersModule, type UsersModule } from './users/module.ts'
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/module.ts'
 
@@ -60,6 +61,8 @@ export interface Modules {
   readonly threads: ThreadsModule
   readonly applications: ApplicationsModule
   readonly insights: InsightsModule
+  /** UI templates of operations (MCP Apps) and their repositories. */
+  readonly uiTemplates: UiTemplatesModule
   /** The agent toolbox: every transport's tool sets and the one run step that records their calls. */
   readonly toolbox: ToolboxModule
   readonly mcp: McpModule
@@ -131,6 +134,7 @@ export function createModules(platform: Platform): Modules {
   const workflows = createWorkflowsModule(ctx, { providers })
   const oauth = createOauthModule(ctx, { outbound })
   const mcpServers = createMcpServersModule(ctx, { secrets: vault, outbound })
+  const uiTemplates = createUiTemplatesModule(ctx, { secrets: vault, outbound, applications: applications.service })
   // One toolbox for every transport that offers an agent's tools: MCP, chat, the gateway and GPT apps.
   const toolbox = createToolboxModule(ctx, {
     checkApplicationUses: applications.checkAgentUses,
@@ -138,6 +142,8 @@ export function createModules(platform: Platform): Modules {
     skillTools: skills.tools,
     operationTools: applications.tools,
     applicationSkills: applications.skills,
+    templates: uiTemplates.catalog,
+    templateDesign: uiTemplates.service,
     interactions: interactions.service,
     licenseLapsed,
     externalServers: mcpServers.external,
@@ -158,7 +164,11 @@ export function createModules(platform: Platform): Modules {
     oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
     toolbox: toolbox.service,
   })
-  const bundles = createBundlesModule(ctx, { applications: applications.service, checkApplicationUses: applications.checkAgentUses })
+  const bundles = createBundlesModule(ctx, {
+    applications: applications.service,
+    checkApplicationUses: applications.checkAgentUses,
+    parts: [uiTemplates.bundlePart],
+  })
   const gpts = createGptsModule(ctx, {
     toolbox: toolbox.service,
     applicationsRevision: () => applications.tools.revision,
@@ -188,6 +198,7 @@ export function createModules(platform: Platform): Modules {
     threads,
     applications,
     insights: createInsightsModule(ctx),
+    uiTemplates,
     toolbox,
     mcp,
     oauth,

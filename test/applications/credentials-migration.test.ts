@@ -48,6 +48,9 @@ function rewindTo0014(db: Database): void {
   // Later migrations are rewound too (their tables dropped, their rows forgotten), so the upgrade runs them in order again.
   db.run('DROP TABLE marketplace_entries')
   for (const table of ['mcp_servers', 'mcp_server_connections', 'mcp_server_authorizations']) db.run(`DROP TABLE ${table}`)
+  db.run('DROP TABLE ui_template_sync_state')
+  db.run('DROP TABLE ui_template_repositories')
+  db.run('DROP TABLE ui_templates')
   db.run('DROP TABLE gpt_keys')
   db.run('DROP TABLE gpts')
   db.run('ALTER TABLE thread_messages DROP COLUMN metadata')
@@ -161,6 +164,7 @@ describe('migration 0015 of application credentials', () => {
       namespaces: [
         { namespace: 'app_credential', values: 4, reencrypted: 4, unreadable: 0 },
         { namespace: 'mcp_server_token', values: 0, reencrypted: 0, unreadable: 0 },
+        { namespace: 'git_repository_token', values: 0, reencrypted: 0, unreadable: 0 },
       ],
     })
     expect((await execute('personal', 'byBasic', member.token)).body.body.credential).toBe(`Basic ${btoa('ann:old-password-5678')}`)

@@ -108,10 +108,11 @@ describe('key rotation', () => {
       reencrypted: expect.any(Number),
       unreadable: 0,
       retired_key_ids: [before],
+      // Every namespace the vault declares is reported, with none of their own here (MCP server and repository tokens).
       namespaces: [
         { namespace: 'app_credential', values: rotated.body.reencrypted, reencrypted: rotated.body.reencrypted, unreadable: 0 },
-        // Declared by the external MCP servers module, empty here.
         { namespace: 'mcp_server_token', values: 0, reencrypted: 0, unreadable: 0 },
+        { namespace: 'git_repository_token', values: 0, reencrypted: 0, unreadable: 0 },
       ],
     })
     expect(rotated.body.reencrypted).toBeGreaterThanOrEqual(5)

@@ -240,6 +240,7 @@ describe('contents refused', () => {
       ...validFiles(),
       'agent.json': JSON.stringify({ description: 'd', instructions: 'i', applications: [{ api_name: 'absent' }], skills: ['helper'], workflows: ['flow-1'] }),
       'applications/pet-store/openapi.json': JSON.stringify(petstore()),
+      'applications/pet-store/notes/listPets.txt': 'hi',
       'applications/pet-store/templates/listPets/t.html': '<p>hi</p>',
     }
     const res = await importBundle(t, admin, craftBundle(files))
@@ -247,7 +248,11 @@ describe('contents refused', () => {
     const messages = res.body.detail.map((issue: { msg: string }) => issue.msg)
     expect(messages).toContain("agent.json: applications names 'absent', which the bundle does not carry")
     expect(messages).toContain('applications/pet-store: agent.json does not use this application')
-    expect(messages).toContain('applications/pet-store/templates/listPets/t.html: this server does not know what this file is')
+    expect(messages).toContain('applications/pet-store/notes/listPets.txt: this server does not know what this file is')
+    // Under templates/ the templates part names what it expects.
+    expect(messages).toContain(
+      'applications/pet-store/templates/listPets/t.html: a template is templates/<operation_id>/<template_id>.html with its .json beside it',
+    )
   })
 
   test('a long list of problems is cut at 50 entries, the last saying how many more', async () => {

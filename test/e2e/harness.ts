@@ -128,9 +128,12 @@ export interface ConsoleSession {
   stop(): Promise<void>
 }
 
-/** A fresh instance (its own data dir) provisioned with a 10-seat test licence, and a page signed in as the admin. */
-export async function startConsole(): Promise<ConsoleSession> {
-  const instance = await launchServer()
+/**
+ * A fresh instance (its own data dir) provisioned with a 10-seat test licence, and a page signed in as the admin.
+ * `env` adds to the server's environment (AGENTBOX_OUTBOUND_ALLOW for a local git server).
+ */
+export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleSession> {
+  const instance = await launchServer({ AGENTBOX_LICENSE_MODE: 'test', ...env })
   const { base } = instance
   const api = async (method: string, path: string, body?: unknown, token?: string) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' }

@@ -40,6 +40,8 @@ describe('design tools', () => {
       'put_workflow',
       'delete_workflow',
       'run_workflow',
+      'list_templates',
+      'put_template',
       'publish',
       'resume_workflow',
     ])

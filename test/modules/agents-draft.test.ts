@@ -1,6 +1,7 @@
 // The agents service API other modules build on: liveInstructions and agentVisibleTo (tasks), readDraft/updateDraft/readLive (workflows, skills).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { parseDocument } from '../../src/modules/agents/document.ts'
+import { documentHash, parseDocument } from '../../src/modules/agents/document.ts'
+import { sha256Hex } from '../../src/platform/ids.ts'
 import {
   agentVisibleTo,
   authorizeAgent,
@@ -110,11 +111,10 @@ describe('updateDraft / readDraft / readLive: other parts travel with the draft'
   const skill = { id: 's1', name: 'summarise', description: 'Summarises', content: '---\nname: summarise\n---\nBody' }
   const workflow = { id: 'w1', name: 'triage', definition: { nodes: [], connections: [] } }
 
-  test('skills, workflows, templates and parts unknown today are saved, published, and restored together', async () => {
+  test('skills, workflows and parts unknown today are saved, published, and restored together', async () => {
     const result = await updateDraft(store, agentId, owner.id, (draft) => {
       draft.skills.push(skill)
       draft.workflows.push(workflow)
-      draft.ui_templates.push({ id: 't1', html: '<p/>' })
       draft.connectors = [{ id: 'c1' }]
       return 'returned'
     })
@@ -129,7 +129,6 @@ describe('updateDraft / readDraft / readLive: other parts travel with the draft'
       instructions: 'Version one.',
       skills: [skill],
       workflows: [workflow],
-      ui_templates: [{ id: 't1', html: '<p/>' }],
       connectors: [{ id: 'c1' }],
     })
 
@@ -207,7 +206,15 @@ describe('updateDraft / readDraft / readLive: other parts travel with the draft'
       instructions: 'i',
       skills: [],
       workflows: [],
-      ui_templates: [],
     })
+  })
+
+  test('the retired ui_templates part: documents stored with it read without it and hash as they did', () => {
+    const stored = '{"description":"d","instructions":"i","skills":[],"workflows":[],"ui_templates":[]}'
+    const read = parseDocument(stored)
+    expect(read).toEqual({ description: 'd', instructions: 'i', skills: [], workflows: [] })
+    expect('ui_templates' in read).toBe(false)
+    // The hash versions were stored with before the part went: sha256 of the canonical JSON with the empty part.
+    expect(documentHash(read)).toBe(sha256Hex('{"description":"d","instructions":"i","skills":[],"ui_templates":[],"workflows":[]}'))
   })
 })

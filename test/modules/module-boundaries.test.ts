@@ -32,6 +32,7 @@ const OWNED_TABLES: Readonly<Record<string, readonly string[]>> = {
   oauth: ['oauth_clients', 'oauth_requests', 'oauth_grants', 'oauth_tokens'],
   tasks: ['tasks', 'task_runs'],
   threads: ['threads', 'thread_messages'],
+  'ui-templates': ['ui_templates', 'ui_template_repositories', 'ui_template_sync_state'],
 }
 const QUERY = /\b(?:selectFrom|insertInto|updateTable|deleteFrom|innerJoin|leftJoin|rightJoin|fullJoin|with)\(\s*'([a-z_]+)/g
 

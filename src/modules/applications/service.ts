@@ -103,6 +103,12 @@ export interface ApplicationsServiceDependencies {
   credentials: SecretNamespace
 }
 
+/**
+ * Work another capability does when an application is deleted, in the deletion's transaction (its secrets kept
+ * elsewhere, a clone to forget). Rows that reference the application go with it through ON DELETE CASCADE.
+ */
+export type ApplicationDeleteHook = (trx: Transaction<Database>, application: { readonly id: string; readonly api_name: string }) => Promise<void>
+
 function priorityOf(metadata: Record<string, unknown>): number | null {
   const priority = metadata.priority
   return typeof priority === 'number' ? priority : null
@@ -116,6 +122,7 @@ export class ApplicationsService {
   readonly #revision: ApplicationsRevision
   readonly #credentials: SecretNamespace
   readonly #listed: RevisionCache<{ tags: string[]; json: string }[]>
+  readonly #deleteHooks: ApplicationDeleteHook[] = []
 
   constructor(dependencies: ApplicationsServiceDependencies) {
     this.#db = dependencies.db
@@ -125,6 +132,11 @@ export class ApplicationsService {
     this.#revision = dependencies.revision
     this.#credentials = dependencies.credentials
     this.#listed = new RevisionCache(dependencies.revision, 32)
+  }
+
+  /** Adds work to every application's deletion (wired once at start, by the registry). */
+  onDelete(hook: ApplicationDeleteHook): void {
+    this.#deleteHooks.push(hook)
   }
 
   /** The HTTP import: prepared, then stored in a transaction of its own. */
@@ -312,6 +324,7 @@ export class ApplicationsService {
     await this.#db.transaction().execute(async (trx) => {
       const app = await changeableApplication(trx, principal, apiName)
       await this.#credentials.removeOf(trx, app.id)
+      for (const hook of this.#deleteHooks) await hook(trx, app)
       await trx.deleteFrom('application_documents').where('application_id', '=', app.id).execute()
       await trx.deleteFrom('application_operations').where('application_id', '=', app.id).execute()
       await trx.deleteFrom('application_skills').where('application_id', '=', app.id).execute()

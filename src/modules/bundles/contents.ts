@@ -249,7 +249,7 @@ function readApplications(reader: FileReader, paths: string[], uses: Application
       partFiles.get(part)!.set(file, reader.files.get(`${folder}/${file}`)!)
     }
     for (const [part, mine] of partFiles)
-      for (const { path, issue } of part.check(mine)) reader.issues.push({ ...issue, loc: ['file'], ctx: { ...issue.ctx, path: `${folder}/${path}` } })
+      for (const { path, issue } of part.check(mine)) reader.issues.push(fileIssue(`${folder}/${path}`, issue.msg, issue.type, issue.ctx))
     const path = `${folder}/${documents[0]}`
     const content = reader.files.get(path)!
     applications.push({ apiName, path, content, sha256: sha256(content), parts: partFiles })

@@ -273,7 +273,13 @@ export class BundleImporter {
         if (free) {
           const ready = prepared.get(app) ?? (await this.#prepare(principal, app, globalSpec))
           const { application } = await inFile(app.path, () => this.deps.applications.importApplication(trx, principal, { ...ready, apiName: candidate }))
-          for (const [part, files] of app.parts) if (files.size > 0) await part.store(trx, principal, application.id, files)
+          const stored = { id: application.id, apiName: candidate, operationIds: new Set(ready.imported.operations.map((op) => op.operation_id)) }
+          const problems: InputIssue[] = []
+          for (const [part, files] of app.parts)
+            if (files.size > 0)
+              for (const { path, issue } of await part.store(trx, principal, stored, files))
+                problems.push(fileIssue(`applications/${app.apiName}/${path}`, issue.msg, issue.type, issue.ctx))
+          if (problems.length > 0) refuse(problems)
           planned.push({
             bundle_api_name: app.apiName,
             api_name: candidate,

@@ -3,3 +3,4 @@ export { BundlesService, type BundleSummary, type ExportVersion, type ImportOpti
 export { assembleBundle, bundleJson } from './exporter.ts'
 export { AGENT_PATH, type AgentFile, DryRunResult, ImportedAgent, ImportPlan } from './format.ts'
 export { DryRunQuery, OnConflict } from './schema.ts'
+export type { ApplicationFilesPart, ImportedApplicationRef, PartFiles } from './parts.ts'

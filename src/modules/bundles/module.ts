@@ -2,6 +2,7 @@
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ApplicationUsesCheck } from '../agents/index.ts'
 import type { ApplicationsService } from '../applications/index.ts'
+import type { ApplicationFilesPart } from './parts.ts'
 import { bundleRoutes } from './routes.ts'
 import { BundlesService } from './service.ts'
 
@@ -11,6 +12,8 @@ export interface BundlesModuleDependencies {
   readonly applications: ApplicationsService
   /** The applications module's check of the applications an agent's save names. */
   readonly checkApplicationUses: ApplicationUsesCheck
+  /** What bundles carry beside an application's document: UI templates. */
+  readonly parts: readonly ApplicationFilesPart[]
 }
 
 export function createBundlesModule(ctx: ModuleContext, deps: BundlesModuleDependencies): BundlesModule {

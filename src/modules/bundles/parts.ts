@@ -1,7 +1,8 @@
 // Parts of a bundle that other capabilities add beside an application's document. UI templates belong to an
 // application's operations and plug in here: a part names the files it claims under applications/<api_name>/, writes
 // them at export, checks them at import before anything is written, and stores them in the import's transaction.
-// Files no part claims are refused, so a bundle from a newer server never loses something silently.
+// Files no part claims are refused, so a bundle from a newer server never loses something silently. The registry hands
+// the parts to the bundles module (UI templates give theirs).
 import type { Kysely, Transaction } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Database } from '../../platform/db/schema.ts'
@@ -17,11 +18,25 @@ export interface ApplicationFilesPart {
   claims(relativePath: string): boolean
   /** The part's files for the application, as they are now; deterministic (the same state gives the same bytes). */
   exportFiles(db: Kysely<Database>, applicationId: string): Promise<PartFiles>
-  /** Every problem with the files, located as `{loc: ['file'], ctx: {path}}` by the caller from `path`. */
+  /** Every problem with the files; the caller locates each on the upload (`{loc: ['file'], ctx: {path}}`, the message prefixed with the path). */
   check(files: PartFiles): { path: string; issue: Omit<InputIssue, 'loc'> }[]
-  /** Stores the checked files for the application just imported (or reused: then nothing is stored). */
-  store(trx: Transaction<Database>, principal: Principal, applicationId: string, files: PartFiles): Promise<void>
+  /**
+   * Stores the checked files for the application just imported (a reused one keeps its own: nothing is stored), in the
+   * import's transaction. Answers the problems only the stored application shows (a template of an operation the
+   * document does not have), located like check's; then nothing is stored and the import is refused.
+   */
+  store(
+    trx: Transaction<Database>,
+    principal: Principal,
+    application: ImportedApplicationRef,
+    files: PartFiles,
+  ): Promise<{ path: string; issue: Omit<InputIssue, 'loc'> }[]>
 }
 
-/** The parts this server knows: none yet. UI templates join this list once their table exists. */
-export const APPLICATION_PARTS: readonly ApplicationFilesPart[] = []
+/** The application a part's files are stored for. */
+export interface ImportedApplicationRef {
+  readonly id: string
+  readonly apiName: string
+  /** The operation ids of its document. */
+  readonly operationIds: ReadonlySet<string>
+}

@@ -40,7 +40,7 @@ export function bundleRoutes(guard: AuthGuard, service: BundlesService) {
           summary: 'Export a version of an agent as a bundle (zip)',
           description:
             'manifest.json (format, format_version, agent, version, exported_at, agentbox_version, files with their SHA-256), agent.json, skills/<name>/SKILL.md, ' +
-            'workflows/<id>.json and applications/<api_name>/openapi.json|.yaml (the current document as uploaded). Never credentials, tokens or run history. ' +
+            'workflows/<id>.json, applications/<api_name>/openapi.json|.yaml (the current document as uploaded) and applications/<api_name>/templates/<operation_id>/<template_id>.html|.json (its UI templates). Never credentials, tokens or run history. ' +
             'live (default) for whoever may use the agent; draft and numbered versions for owners. The same state always gives the same files.',
           responses: {
             200: {

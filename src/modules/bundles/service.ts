@@ -8,7 +8,7 @@ import type { ApplicationsService } from '../applications/index.ts'
 import { type ExportedBundle, exportBundle, type ExportVersion } from './exporter.ts'
 import { readContents } from './contents.ts'
 import { BundleImporter, type ImportOptions, type ImportOutcome, unpack } from './importer.ts'
-import { APPLICATION_PARTS, type ApplicationFilesPart } from './parts.ts'
+import type { ApplicationFilesPart } from './parts.ts'
 
 export interface BundlesDependencies {
   readonly db: Kysely<Database>
@@ -16,7 +16,7 @@ export interface BundlesDependencies {
   readonly applications: ApplicationsService
   /** The applications module's check of the applications an agent's save names. */
   readonly checkApplicationUses: ApplicationUsesCheck
-  /** What bundles carry beside an application's document (UI templates); default: the parts this server knows. */
+  /** What bundles carry beside an application's document (UI templates); default none. */
   readonly parts?: readonly ApplicationFilesPart[]
 }
 
@@ -37,7 +37,7 @@ export class BundlesService {
   readonly #importer: BundleImporter
 
   constructor(deps: BundlesDependencies) {
-    this.#deps = { ...deps, parts: deps.parts ?? APPLICATION_PARTS }
+    this.#deps = { ...deps, parts: deps.parts ?? [] }
     this.#importer = new BundleImporter(this.#deps)
   }
 

@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import faviconIcoPath from '../../web/favicon.ico' with { type: 'file' }
 import faviconSvgPath from '../../web/favicon.svg' with { type: 'file' }
-import { CONSOLE_PAGE_HEADERS } from '../../platform/http/page-headers.ts'
+import { CONSOLE_PAGE_HEADERS, TEMPLATE_PREVIEW_HEADERS } from '../../platform/http/page-headers.ts'
 import type { TenantService } from '../tenant/index.ts'
 import { consoleAssets, type ConsoleAssets } from './assets.ts'
 
@@ -55,6 +55,30 @@ const icon = (path: string, type: string) => new Response(Bun.file(path), { head
 const asset = (body: Uint8Array, type: string) =>
   new Response(body as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' } })
 
+/**
+ * The template preview frame: the console posts it `{html, csp}`; it draws the HTML in a sandboxed view with `csp` as
+ * the view's first meta element, so the template runs under its own declared policy and never with the console's origin.
+ */
+const TEMPLATE_PREVIEW = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Template preview</title>
+<style>html,body{margin:0;height:100%}iframe{border:0;width:100%;height:100%;display:block}</style></head>
+<body><iframe id="view" sandbox="allow-scripts" title="Template"></iframe>
+<script>
+addEventListener('message', function (event) {
+  if (event.source !== parent) return
+  var data = event.data || {}
+  if (typeof data.html !== 'string' || typeof data.csp !== 'string') return
+  var meta = '<meta http-equiv="Content-Security-Policy" content="' + data.csp.replace(/&/g, '&amp;').replace(/"/g, '&quot;') + '">'
+  var html = data.html
+  var head = /<head(\\s[^>]*)?>/i
+  var doctype = /^\\s*<!doctype[^>]*>/i
+  var view = head.test(html) ? html.replace(head, function (tag) { return tag + meta }) : doctype.test(html) ? html.replace(doctype, function (tag) { return tag + meta }) : meta + html
+  document.getElementById('view').srcdoc = view
+})
+parent.postMessage({ type: 'template-preview-ready' }, '*')
+</script></body></html>
+`
+
 export function consoleRoutes(tenant: TenantService) {
   const routes = new Elysia({ name: 'console' })
     // An unprovisioned instance has nothing to sign in to: send every visitor to the wizard, and the wizard away once done.
@@ -62,6 +86,12 @@ export function consoleRoutes(tenant: TenantService) {
     .get('/setup', () => (tenant.provisioned ? Response.redirect('/', 302) : page()), hidden)
     .get('/console/app.js', async () => asset((await consoleAssets()).js, 'text/javascript; charset=utf-8'), hidden)
     .get('/console/app.css', async () => asset((await consoleAssets()).css, 'text/css; charset=utf-8'), hidden)
+    .get(
+      '/console/template-preview.html',
+      () =>
+        new Response(TEMPLATE_PREVIEW, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...TEMPLATE_PREVIEW_HEADERS } }),
+      hidden,
+    )
     // Served before setup too: the wizard's tab shows it, and a browser asks for /favicon.ico on every page it opens.
     .get('/favicon.ico', () => icon(faviconIcoPath, 'image/x-icon'), hidden)
     .get('/favicon.svg', () => icon(faviconSvgPath, 'image/svg+xml'), hidden)

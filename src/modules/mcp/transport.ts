@@ -12,6 +12,7 @@ import {
   Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
+import { DomainError } from '../../platform/errors.ts'
 import { VERSION } from '../../version.ts'
 import type { ToolSet } from '../toolbox/index.ts'
 
@@ -106,7 +107,10 @@ function serverFor(exchange: McpExchange | undefined): Server {
     server.setRequestHandler('resources/read', async (request) => {
       const resource = set.resource(request.params.uri)
       if (!resource) throw new ResourceNotFoundError(request.params.uri)
-      const body = await resource.read()
+      // A resource removed after the set was built (a deleted template) is as unknown as one never listed.
+      const body = await resource.read().catch((error: unknown) => {
+        throw error instanceof DomainError && error.kind === 'not_found' ? new ResourceNotFoundError(request.params.uri) : error
+      })
       return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, ...body, ...(resource.meta && { _meta: resource.meta }) }] }
     })
   }

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { ToolError, type Tool } from '../../platform/tools/tool.ts'
 import { getAgent, publishAgentVersion, PublishBody, SaveAgentBody, saveAgent, type AgentDesignStore } from '../agents/index.ts'
+import { CreateTemplateBody, type TemplatesService } from '../ui-templates/index.ts'
 import { deleteSkill, listSkills, putSkill, SkillBody } from '../skills/index.ts'
 import { createWorkflow, deleteWorkflow, listWorkflows, replaceWorkflow, WORKFLOW_NOT_FOUND, WorkflowBody, type WorkflowInput } from '../workflows/index.ts'
 
@@ -22,6 +23,23 @@ const PutWorkflowArgs = Type.Object({
   ),
 })
 const DeleteWorkflowArgs = Type.Object({ workflow: Type.String({ minLength: 1, description: "The workflow's name or id" }) })
+const ListTemplatesArgs = Type.Object({
+  api_name: Type.Optional(Type.String({ minLength: 1, description: "One of the draft's applications; all of them when left out" })),
+  operation_id: Type.Optional(Type.String({ minLength: 1, description: 'Only this operation (with api_name)' })),
+  include_html: Type.Optional(Type.Boolean({ description: "Also return each template's HTML (up to 1 MiB each). Default false." })),
+})
+const template = CreateTemplateBody.properties
+const PutTemplateArgs = Type.Object({
+  api_name: Type.String({ minLength: 1, description: "One of the draft's applications" }),
+  operation_id: Type.String({ minLength: 1, description: 'The operation the template shows' }),
+  template_id: Type.Optional(Type.String({ minLength: 1, description: 'Change this template; without it a new one is created (html then required)' })),
+  html: Type.Optional(template.html),
+  type: template.type,
+  is_default: template.is_default,
+  template_format: template.template_format,
+  csp_config: template.csp_config,
+  ui_meta: template.ui_meta,
+})
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const
@@ -30,13 +48,21 @@ const REMOVE = { readOnlyHint: false, destructiveHint: true, idempotentHint: tru
 /** The design tools of one agent; `runWorkflow` is the workflows module's run_workflow over the draft (dry runs by default). */
 export class DesignTools {
   readonly #store: AgentDesignStore
+  readonly #templates: TemplatesService
 
-  constructor(store: AgentDesignStore) {
+  constructor(store: AgentDesignStore, templates: TemplatesService) {
     this.#store = store
+    this.#templates = templates
   }
 
   tools(agent: string, runWorkflow: readonly Tool[]): Tool[] {
     const store = this.#store
+    const templates = this.#templates
+    // Templates belong to applications: these tools reach those the draft uses, with the same rights as the HTTP API.
+    const draftApplication = async (principal: Principal, apiName: string): Promise<void> => {
+      const uses = (await getAgent(store.db, principal, agent)).applications
+      if (!uses.some((use) => use.api_name === apiName)) throw new ToolError('not_found', `'${apiName}' is not one of the draft's applications`)
+    }
     const workflowId = async (principal: Principal, ref: string): Promise<string | undefined> => {
       const list = await listWorkflows(store, principal, agent)
       return (list.find((w) => w.id === ref) ?? list.find((w) => w.name === ref))?.id
@@ -93,6 +119,47 @@ export class DesignTools {
         return { deleted: args.workflow }
       }),
       ...(runWorkflow as Tool<never>[]),
+      tool(
+        'list_templates',
+        'List UI templates',
+        `Lists the UI templates (MCP Apps) of the operations of ${agent}'s draft's applications, the default one first for each operation. Templates belong to the application: a change reaches every agent using it at once, without publishing.`,
+        ListTemplatesArgs,
+        READ,
+        async (p, args) => {
+          const names = args.api_name ? [args.api_name] : (await getAgent(store.db, p, agent)).applications.map((use) => use.api_name)
+          if (args.api_name) await draftApplication(p, args.api_name)
+          const listed = []
+          for (const apiName of names) {
+            if (args.operation_id) {
+              const { templates: full } = await templates.list(p, apiName, args.operation_id)
+              listed.push(...full.map(({ html: text, ...rest }) => ({ ...rest, ...(args.include_html && { html: text }) })))
+            } else {
+              const { templates: summaries } = await templates.listOfApplication(p, apiName)
+              for (const summary of summaries) listed.push(args.include_html ? await templates.get(p, apiName, summary.id) : summary)
+            }
+          }
+          return { templates: listed }
+        },
+      ),
+      tool(
+        'put_template',
+        'Write a UI template',
+        `Creates a UI template (an MCP App: an HTML document a client renders for the operation's result) for an operation of one of ${agent}'s draft's applications, or changes the one template_id names. is_default makes it the template the operation's tool points at. Same checks as the HTTP API: html at most 1 MiB, template_format "mcp-app".`,
+        PutTemplateArgs,
+        WRITE,
+        async (p, args) => {
+          await draftApplication(p, args.api_name)
+          const { api_name: apiName, operation_id: operationId, template_id: templateId, ...fields } = args
+          if (templateId !== undefined) {
+            const current = await templates.get(p, apiName, templateId)
+            if (current.operation_id !== operationId) throw new ToolError('not_found', `Template not found for the operation '${operationId}'`)
+            return templates.update(p, apiName, templateId, fields)
+          }
+          if (fields.html === undefined)
+            throw new ToolError('invalid_arguments', 'html is required to create a template', [{ loc: ['html'], msg: 'Field required', type: 'missing' }])
+          return templates.create(p, apiName, operationId, { ...fields, html: fields.html })
+        },
+      ),
       tool(
         'publish',
         'Publish the draft',

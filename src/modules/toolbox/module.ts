@@ -8,6 +8,7 @@ import type { OperationTools } from '../applications/index.ts'
 import type { InteractionsService } from '../interactions/index.ts'
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { ApplicationSkills, SkillToolsTarget } from '../skills/index.ts'
+import type { TemplateCatalog, TemplatesService } from '../ui-templates/index.ts'
 import type { WorkflowToolsTarget } from '../workflows/index.ts'
 import { DesignTools } from './design-tools.ts'
 import type { ExternalToolSource } from './external-tools.ts'
@@ -21,6 +22,10 @@ export interface ToolboxModuleDependencies {
   readonly skillTools: ToolProvider<SkillToolsTarget>
   readonly operationTools: OperationTools
   readonly applicationSkills: ApplicationSkills
+  /** UI templates, served as resources their operation tools point at. */
+  readonly templates: TemplateCatalog
+  /** What list_templates and put_template read and write. */
+  readonly templateDesign: TemplatesService
   readonly interactions: InteractionsService
   readonly licenseLapsed: () => boolean
   /** The applications module's check of the applications an agent's save names (update_agent). */
@@ -39,7 +44,8 @@ export function createToolboxModule(ctx: ModuleContext, deps: ToolboxModuleDepen
     skillTools: deps.skillTools,
     operationTools: deps.operationTools,
     applicationSkills: deps.applicationSkills,
-    designTools: new DesignTools({ db, clock: ctx.clock, checkApplicationUses: deps.checkApplicationUses }),
+    templates: deps.templates,
+    designTools: new DesignTools({ db, clock: ctx.clock, checkApplicationUses: deps.checkApplicationUses }, deps.templateDesign),
     interactions: deps.interactions,
     licenseLapsed: deps.licenseLapsed,
     operationToolLimit: async () => (await orgSettings()).mcp_operation_tool_limit,

@@ -1,17 +1,17 @@
-// The tool sets kept between requests, least recently used first out. Bounded by the tools they hold (ToolSet.weight)
-// rather than by their count: most agents have a handful of tools, an agent over a large API thousands. The weight is
-// the one seam to change for a bound in bytes.
+// The tool sets kept between requests, least recently used first out. Bounded by the bytes they hold (ToolSet.weight)
+// rather than by their count: most agents have a handful of tools, an agent over a large API thousands, and an agent
+// with many skills holds their bodies.
 import type { ToolSet } from './tool-set.ts'
 
-/** About 20–40 MB of described tools at the most. */
-export const SET_TOOL_BUDGET = 20_000
+/** About 32 MiB of kept sets at the most (some 20,000 described tools). */
+export const SET_BYTE_BUDGET = 32 * 1024 * 1024
 
 export class ToolSetCache {
   readonly #entries = new Map<string, ToolSet>()
   readonly #budget: number
   #held = 0
 
-  constructor(budget = SET_TOOL_BUDGET) {
+  constructor(budget = SET_BYTE_BUDGET) {
     this.#budget = budget
   }
 

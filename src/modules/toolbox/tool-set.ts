@@ -8,7 +8,7 @@ import { describeTool, type Tool, type ToolMode } from '../../platform/tools/too
 export type ResourceContents = { readonly text: string } | { readonly blob: string }
 
 export interface ToolboxResource {
-  /** `skill://{holder}/{name}` today; `ui://…` templates next. */
+  /** `skill://{holder}/{name}`, or a UI template's `ui://{api_name}/{operation_id}/{template_id}`. */
   readonly uri: string
   readonly name: string
   readonly title?: string
@@ -50,7 +50,11 @@ export interface ToolSet {
   readonly operations: OperationsOffer
   /** The tools described for listing, made once per set. */
   described(): readonly ToolDescription[]
-  /** What a cache of sets counts: the tools held, hidden operation tools included (a later change counts bytes). */
+  /**
+   * About how many bytes the set keeps (what a cache of sets is bounded by): its tools, hidden operation tools
+   * included, at TOOL_BYTES each once described, its resources' list entries, and what their read callbacks hold
+   * (skill bodies; never a template's HTML, which is read when asked for).
+   */
   readonly weight: number
 }
 
@@ -65,7 +69,17 @@ export interface ToolSetParts {
   readonly operations: OperationsOffer
   /** Tools held besides the listed ones (the operations behind call_operation). */
   readonly hiddenTools: number
+  /** Bytes the resources' read callbacks keep in memory (skill bodies). */
+  readonly heldBytes?: number
 }
+
+/**
+ * What one described tool keeps, about: its name, description and input schema as listed (GitHub's 1,000+ operations
+ * average about 1.5 KB each).
+ */
+export const TOOL_BYTES = 1536
+/** A resource's list entry: URI, names, description and `_meta`. */
+export const RESOURCE_BYTES = 512
 
 export function toolSet(parts: ToolSetParts): ToolSet {
   const byName = new Map(parts.tools.map((tool) => [tool.name, tool]))
@@ -86,6 +100,6 @@ export function toolSet(parts: ToolSetParts): ToolSet {
       described ??= parts.tools.map((tool) => ({ ...describeTool(tool), ...(tool.meta && { _meta: tool.meta }) }))
       return described
     },
-    weight: parts.tools.length + parts.hiddenTools + 1,
+    weight: (parts.tools.length + parts.hiddenTools + 1) * TOOL_BYTES + parts.resources.length * RESOURCE_BYTES + (parts.heldBytes ?? 0),
   }
 }

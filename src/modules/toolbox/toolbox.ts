@@ -14,11 +14,13 @@ import type { ApplicationRef, OperationTool, OperationTools } from '../applicati
 import type { InteractionsService } from '../interactions/index.ts'
 import { skillsOf, type ApplicationSkills, type SkillToolsTarget, type StoredSkill } from '../skills/index.ts'
 import type { WorkflowToolsTarget } from '../workflows/index.ts'
+import type { TemplateCatalog } from '../ui-templates/index.ts'
 import type { DesignTools } from './design-tools.ts'
 import { dynamicOperationTools } from './dynamic-operations.ts'
 import { type ExternalToolSource, externalToolSet } from './external-tools.ts'
 import { runTool, type ToolRun } from './run-tool.ts'
 import { ToolSetCache } from './set-cache.ts'
+import { withTemplates } from './template-resources.ts'
 import { toolSet, type ToolboxResource, type ToolSet } from './tool-set.ts'
 
 export const APP_NOT_FOUND = 'Application not found'
@@ -33,6 +35,8 @@ export interface ToolboxDependencies {
   readonly skillTools: ToolProvider<SkillToolsTarget>
   readonly operationTools: OperationTools
   readonly applicationSkills: ApplicationSkills
+  /** The operations' UI templates, served as ui:// resources that the operation tools point at. */
+  readonly templates: TemplateCatalog
   readonly designTools: DesignTools
   readonly interactions: InteractionsService
   /** True once the licence is past its grace period: tools that change things answer an error. */
@@ -71,6 +75,9 @@ export interface ToolCall extends CallOrigin {
   readonly name: string
   readonly arguments: Record<string, unknown>
 }
+
+/** What skill resources keep in memory (their bodies, for load_skill and resources/read). */
+const skillBytes = (skills: readonly StoredSkill[]) => skills.reduce((sum, skill) => sum + skill.content.length, 0)
 
 function skillResources(holder: string, skills: readonly StoredSkill[]): ToolboxResource[] {
   return skills.map((skill) => ({
@@ -118,7 +125,7 @@ export class Toolbox {
     const agent = await authorizeAgent(this.#deps.db, name, principal, request.version === 'draft' ? 'own' : 'use', OWNERS_ONLY_DESIGN)
     const version = request.version === 'live' ? `${agent.live_version}:${agent.live_hash}` : agent.draft_hash
     const limit = await this.#deps.operationToolLimit()
-    const key = `agent|${agent.id}|${request.version}|${version}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}|${limit}`
+    const key = `agent|${agent.id}|${request.version}|${version}|${this.#revisions}|${principal.userId}|${principal.role}|${limit}`
     return inMode(await this.#cached(key, () => this.#agentSet(principal, agent, request.version, limit)), request.mode)
   }
 
@@ -127,14 +134,15 @@ export class Toolbox {
     const app = await this.#deps.operationTools.mcpApplication(principal, apiName)
     if (!app) throw notFound(APP_NOT_FOUND)
     const limit = await this.#deps.operationToolLimit()
-    const key = `app|${app.apiName}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}|${limit}`
+    const key = `app|${app.apiName}|${this.#revisions}|${principal.userId}|${principal.role}|${limit}`
     const set = await this.#cached(key, async () => {
-      const [operations, skills] = await Promise.all([
+      const [listed, skills] = await Promise.all([
         this.#deps.operationTools.tools(principal, [{ api_name: app.apiName }], { reserved: new Set(['load_skill']) }),
         this.#deps.applicationSkills.ofMcpApp(principal, app.apiName),
       ])
+      const operations = await withTemplates(this.#deps.templates, listed)
       const skill = await this.#deps.skillTools(principal, { holder: app.apiName, skills: skills ?? [] })
-      const offered = offeredOperations(operations, limit)
+      const offered = offeredOperations(operations.tools, limit)
       return toolSet({
         name: app.apiName,
         title: app.title,
@@ -142,9 +150,10 @@ export class Toolbox {
         mode: 'live',
         recordKind: 'mcp_tool',
         tools: [...offered.tools, ...skill],
-        resources: skillResources(app.apiName, skills ?? []),
+        resources: [...operations.resources, ...skillResources(app.apiName, skills ?? [])],
         operations: offered.offer,
         hiddenTools: offered.hidden,
+        heldBytes: skillBytes(skills ?? []),
       })
     })
     return inMode(set, request.mode)
@@ -155,10 +164,11 @@ export class Toolbox {
    * only). Not cached: the caller keeps the set as long as it needs it.
    */
   async forApplications(principal: Principal, request: ApplicationsToolsRequest): Promise<ToolSet> {
-    const operations = await this.#deps.operationTools.tools(principal, request.applications, {
-      sharedCredentialsOnly: request.credentials === 'organisation',
-    })
-    const offered = offeredOperations(operations, request.operationToolLimit ?? (await this.#deps.operationToolLimit()))
+    const operations = await withTemplates(
+      this.#deps.templates,
+      await this.#deps.operationTools.tools(principal, request.applications, { sharedCredentialsOnly: request.credentials === 'organisation' }),
+    )
+    const offered = offeredOperations(operations.tools, request.operationToolLimit ?? (await this.#deps.operationToolLimit()))
     return toolSet({
       name: request.name,
       title: request.title ?? request.name,
@@ -166,7 +176,7 @@ export class Toolbox {
       mode: request.mode,
       recordKind: request.recordKind ?? 'api_action',
       tools: offered.tools,
-      resources: [],
+      resources: operations.resources,
       operations: offered.offer,
       hiddenTools: offered.hidden,
     })
@@ -197,6 +207,11 @@ export class Toolbox {
     return runTool({ interactions: this.#deps.interactions, logger: this.#deps.logger, licenseLapsed: this.#deps.licenseLapsed }, principal, set, call)
   }
 
+  /** What kept sets are built from besides the agent's version: applications (operations, credentials) and templates. */
+  get #revisions(): string {
+    return `${this.#deps.operationTools.revision}.${this.#deps.templates.revision}`
+  }
+
   async #cached(key: string, build: () => Promise<ToolSet>): Promise<ToolSet> {
     const kept = this.#sets.get(key)
     if (kept) return kept
@@ -219,8 +234,11 @@ export class Toolbox {
     const resumeWorkflow = workflow.filter((tool) => tool.name === 'resume_workflow')
     const design = source === 'draft' ? this.#deps.designTools.tools(agent.name, runWorkflow) : []
     const reserved = new Set([...RESERVED, ...design.map((tool) => tool.name)])
-    const operations = document ? await this.#deps.operationTools.tools(principal, applicationsOf(document), { reserved }) : []
-    const offered = offeredOperations(operations, limit)
+    const operations = await withTemplates(
+      this.#deps.templates,
+      document ? await this.#deps.operationTools.tools(principal, applicationsOf(document), { reserved }) : [],
+    )
+    const offered = offeredOperations(operations.tools, limit)
     const tools =
       source === 'live' ? [...runWorkflow, ...resumeWorkflow, ...offered.tools, ...skill] : [...design, ...resumeWorkflow, ...offered.tools, ...skill]
     const instructions =
@@ -234,9 +252,10 @@ export class Toolbox {
       mode: 'live',
       recordKind: 'mcp_tool',
       tools,
-      resources: skillResources(agent.name, skills),
+      resources: [...operations.resources, ...skillResources(agent.name, skills)],
       operations: offered.offer,
       hiddenTools: offered.hidden,
+      heldBytes: skillBytes(skills),
     })
   }
 }

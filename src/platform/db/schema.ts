@@ -10,6 +10,7 @@ import type { OauthTables } from './tables/oauth.ts'
 import type { SecretsTables } from './tables/secrets.ts'
 import type { SessionsTables } from './tables/sessions.ts'
 import type { TasksTables } from './tables/tasks.ts'
+import type { UiTemplatesTables } from './tables/ui-templates.ts'
 import type { ThreadsTables } from './tables/threads.ts'
 import type { WorkflowsTables } from './tables/workflows.ts'
 
@@ -93,4 +94,5 @@ export interface Database
     SessionsTables,
     MarketplaceTables,
     GptsTables,
-    McpServersTables {}
+    McpServersTables,
+    UiTemplatesTables {}

@@ -5,6 +5,8 @@ import { api, ApiError, errorText } from '../api.ts'
 import type { Me } from '../session.ts'
 import { Banner, Field, h, Loading, useLoad } from '../ui.ts'
 import { McpConnect } from './mcp-connect.ts'
+import { TemplateRepository } from './template-repository.ts'
+import { OperationTemplates } from './ui-templates.ts'
 
 export interface Warning {
   pointer: string
@@ -298,5 +300,9 @@ export function ApplicationDetail({ app, me, onDeleted }: { app: Application; me
       shown.length > 200 ? h('p', null, `${shown.length - 200} more: narrow the filter.`) : null,
     ),
     operation ? h(TryOperation, { app, operation, key: operation.operation_id }) : null,
+    operation
+      ? h(OperationTemplates, { apiName: app.api_name, operationId: operation.operation_id, canChange, key: `templates-${operation.operation_id}` })
+      : null,
+    h(TemplateRepository, { apiName: app.api_name, canChange }),
   )
 }

@@ -16,6 +16,7 @@ import * as m0013 from './0013_interaction_history.ts'
 import * as m0014 from './0014_threads.ts'
 import * as m0015 from './0015_sealed_secrets_and_documents.ts'
 import * as m0019 from './0019_marketplace.ts'
+import * as m0020 from './0020_ui_templates.ts'
 import * as m0021 from './0021_gpt_apps.ts'
 import * as m0022 from './0022_thread_message_metadata.ts'
 import * as m0023 from './0023_mcp_servers.ts'
@@ -38,6 +39,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0014_threads': m0014,
   '0015_sealed_secrets_and_documents': m0015,
   '0019_marketplace': m0019,
+  '0020_ui_templates': m0020,
   '0021_gpt_apps': m0021,
   '0022_thread_message_metadata': m0022,
   '0023_mcp_servers': m0023,
