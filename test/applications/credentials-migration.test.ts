@@ -163,8 +163,8 @@ describe('migration 0015 of application credentials', () => {
       unreadable: 0,
       namespaces: [
         { namespace: 'app_credential', values: 4, reencrypted: 4, unreadable: 0 },
-        { namespace: 'mcp_server_token', values: 0, reencrypted: 0, unreadable: 0 },
         { namespace: 'git_repository_token', values: 0, reencrypted: 0, unreadable: 0 },
+        { namespace: 'mcp_server_token', values: 0, reencrypted: 0, unreadable: 0 },
       ],
     })
     expect((await execute('personal', 'byBasic', member.token)).body.body.credential).toBe(`Basic ${btoa('ann:old-password-5678')}`)

@@ -111,8 +111,8 @@ describe('key rotation', () => {
       // Every namespace the vault declares is reported, with none of their own here (MCP server and repository tokens).
       namespaces: [
         { namespace: 'app_credential', values: rotated.body.reencrypted, reencrypted: rotated.body.reencrypted, unreadable: 0 },
-        { namespace: 'mcp_server_token', values: 0, reencrypted: 0, unreadable: 0 },
         { namespace: 'git_repository_token', values: 0, reencrypted: 0, unreadable: 0 },
+        { namespace: 'mcp_server_token', values: 0, reencrypted: 0, unreadable: 0 },
       ],
     })
     expect(rotated.body.reencrypted).toBeGreaterThanOrEqual(5)
