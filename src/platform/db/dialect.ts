@@ -60,6 +60,14 @@ export class PostgresSchemaPlugin implements KyselyPlugin {
   }
 }
 
+/**
+ * The Kysely a migration runs on: `db` itself on SQLite, and on PostgreSQL `db` reading the migrations' column types as
+ * PostgreSQL's (the migrator's, and a test's that runs one migration again).
+ */
+export function forMigrations<DB>(db: Kysely<DB>): Kysely<DB> {
+  return kindOf(db) === 'postgres' ? db.withPlugin(new PostgresSchemaPlugin()) : db
+}
+
 export interface RowTrigger {
   readonly name: string
   readonly table: string
