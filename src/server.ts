@@ -23,6 +23,7 @@ import { createModules, inStartOrder, type Modules, type Platform } from './modu
 import { MCP_PATH } from './modules/mcp/routes.ts'
 import { OAUTH_OWN_BODY } from './modules/oauth/request-body.ts'
 import { SPEC_UPLOAD_LIMIT, SPEC_UPLOAD_PATH } from './modules/applications/routes.ts'
+import { BUNDLE_IMPORT_PATH, BUNDLE_UPLOAD_LIMIT } from './modules/bundles/routes.ts'
 import { VERSION } from './version.ts'
 
 export const DATABASE_FILE = 'agentbox.db'
@@ -86,6 +87,8 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.toolbox,
   m.mcp,
   m.oauth,
+  m.bundles,
+  m.marketplace,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {
@@ -99,7 +102,7 @@ function buildApp(config: Config, logger: Logger, modules: Modules) {
         limits: {
           json: config.bodyLimit,
           upload: config.uploadBodyLimit,
-          largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT },
+          largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT, [BUNDLE_IMPORT_PATH]: BUNDLE_UPLOAD_LIMIT },
           ownBody: new RegExp(`${MCP_PATH.source}|${OAUTH_OWN_BODY.source}`),
           acceptsMultipart: multipartRoutesOf(() => app.routes),
         },

@@ -16,6 +16,7 @@ const BENCHES = [
   'mcp.ts',
   'console.ts',
   'outbound-stream.ts',
+  'bundles.ts',
 ]
 
 const args = process.argv.slice(2)

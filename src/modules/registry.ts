@@ -17,12 +17,14 @@ import { createAgentsModule, type AgentsModule } from './agents/module.ts'
 import { createApplicationsModule, type ApplicationsModule } from './applications/module.ts'
 import { createAuthenticator } from './auth/authenticator.ts'
 import { createAuthModule, type AuthModule } from './auth/module.ts'
+import { createBundlesModule, type BundlesModule } from './bundles/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
 import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
+import { createMarketplaceModule, type MarketplaceModule } from './marketplace/module.ts'
 import { createMcpModule, type McpModule } from './mcp/module.ts'
 import { createOauthModule, OAUTH_ACCESS_TOKEN_PREFIX, type OauthModule } from './oauth/module.ts'
 import { createLicenseModule, type LicenseModule } from './license/module.ts'
@@ -59,6 +61,8 @@ export interface Modules {
   readonly toolbox: ToolboxModule
   readonly mcp: McpModule
   readonly oauth: OauthModule
+  readonly bundles: BundlesModule
+  readonly marketplace: MarketplaceModule
 }
 
 export interface Platform {
@@ -133,6 +137,7 @@ export function createModules(platform: Platform): Modules {
     oauth: { prefix: OAUTH_ACCESS_TOKEN_PREFIX, verify: (token, resource) => oauth.service.verifyAccessToken(token, resource) },
     toolbox: toolbox.service,
   })
+  const bundles = createBundlesModule(ctx, { applications: applications.service, checkApplicationUses: applications.checkAgentUses })
   return {
     license,
     tenant,
@@ -160,6 +165,8 @@ export function createModules(platform: Platform): Modules {
     toolbox,
     mcp,
     oauth,
+    bundles,
+    marketplace: createMarketplaceModule(ctx, { bundles: bundles.service }),
   }
 }
 

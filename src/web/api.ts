@@ -125,4 +125,19 @@ export async function upload<T = any>(path: string, form: FormData): Promise<T> 
   return parsed as T
 }
 
+/** A file the API answers (a bundle), saved by the browser under the name Content-Disposition gives; errors as for api(). */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const res = await send((token) => fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} }), undefined)
+  if (!res.ok) throw toError(res.status, await res.json().catch(() => null))
+  const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName
+  const url = URL.createObjectURL(await res.blob())
+  const link = document.createElement('a')
+  link.href = url
+  link.download = filename
+  document.body.append(link)
+  link.click()
+  link.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 60_000)
+}
+
 export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))

@@ -22,7 +22,13 @@ export const NAV_GROUPS: readonly NavGroup[] = [
   { label: 'Home', pages: [page('/overview', 'Overview')] },
   {
     label: 'Build',
-    pages: [page('/agents', 'Agents'), page('/tasks', 'Tasks'), page('/applications', 'Applications'), page('/context-types', 'Context types')],
+    pages: [
+      page('/agents', 'Agents'),
+      page('/marketplace', 'Marketplace'),
+      page('/tasks', 'Tasks'),
+      page('/applications', 'Applications'),
+      page('/context-types', 'Context types'),
+    ],
   },
   { label: 'Activity', pages: [page('/approvals', 'Approvals'), page('/history', 'History'), page('/usage', 'Usage'), page('/insights', 'Insights')] },
   {

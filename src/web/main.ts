@@ -12,6 +12,7 @@ import { ContextTypesPage } from './pages/context-types.ts'
 import { HistoryPage } from './pages/history.ts'
 import { InsightsPage } from './pages/insights.ts'
 import { LoginPage } from './pages/login.ts'
+import { MarketplacePage } from './pages/marketplace.ts'
 import { OauthConsentPage } from './pages/oauth-consent.ts'
 import { OverviewPage } from './pages/overview.ts'
 import { SettingsPage } from './pages/settings.ts'
@@ -76,6 +77,7 @@ function App() {
     '/overview': () => h(OverviewPage, { me }),
     '/users': () => h(UsersPage, { me }),
     '/agents': () => h(AgentsPage, { me }),
+    '/marketplace': () => h(MarketplacePage, { me }),
     '/tasks': () => h(TasksPage, { me }),
     '/context-types': () => h(ContextTypesPage, { me }),
     '/approvals': () => h(ApprovalsPage, { me }),

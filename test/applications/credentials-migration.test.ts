@@ -45,8 +45,9 @@ const api = (serverUrl: string, title: string) => ({
 })
 
 /**
- * What a database migrated up to 0014 held: migrated back down to 0014 (0015's down puts the 0007 table back and
- * drops the 0015 tables and bookkeeping), on whichever database the run uses.
+ * What a database migrated up to 0014 held: migrated back down to 0014 by the migrator, on whichever database the run
+ * uses (every later migration's down first, so the upgrade runs them in order again; then 0015's, which puts the 0007
+ * table back and drops the 0015 tables and bookkeeping).
  */
 async function rewindTo0014(handle: DatabaseHandle): Promise<void> {
   const migrator = new Migrator({ db: forMigrations(handle.db), provider: { getMigrations: async () => ({ ...MIGRATIONS }) } })

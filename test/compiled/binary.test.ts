@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
+import { unzipSync, zipSync } from 'fflate'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -274,6 +275,46 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(res.body.interactions_per_day.at(-1).api_action).toBe(2)
     expect(res.body.error_rate).toBe(0.5)
     expect(res.body.duration_ms.p50).toBeGreaterThan(0)
+  })
+
+  test('bundles in the binary: a built-in sample installs, fflate writes its export (read back by Info-ZIP-compatible fflate), it imports under a new name, and a link entry is refused', async () => {
+    const installed = await http(server, 'POST', '/api/marketplace/builtin-incident-triage/install', { token: adminToken, body: {} })
+    expect(installed.status).toBe(201)
+    const exported = await fetch(`${server.base}/api/agents/incident-triage/export`, { headers: { authorization: `Bearer ${adminToken}` } })
+    expect(exported.status).toBe(200)
+    expect(exported.headers.get('content-type')).toBe('application/zip')
+    const bytes = new Uint8Array(await exported.arrayBuffer())
+    const files = unzipSync(bytes)
+    expect(Object.keys(files).sort()).toEqual([
+      'agent.json',
+      'applications/incident-api/openapi.json',
+      'manifest.json',
+      'skills/severity-triage/SKILL.md',
+      'workflows/triage-incident.json',
+    ])
+    const upload = (zip: Uint8Array, name: string) => {
+      const form = new FormData()
+      form.append('file', new File([zip as Uint8Array<ArrayBuffer>], 'bundle.zip', { type: 'application/zip' }))
+      form.append('name', name)
+      return http(server, 'POST', '/api/agents/import', { token: adminToken, raw: form })
+    }
+    const imported = await upload(bytes, 'triage-copy')
+    expect(imported.status).toBe(201)
+    expect(imported.body.imported.applications).toEqual([expect.objectContaining({ api_name: 'incident-api', action: 'reuse' })])
+    const again = new Uint8Array(
+      await (await fetch(`${server.base}/api/agents/triage-copy/export`, { headers: { authorization: `Bearer ${adminToken}` } })).arrayBuffer(),
+    )
+    const withoutManifest = (all: Record<string, Uint8Array>) => Object.entries(all).filter(([path]) => path !== 'manifest.json')
+    expect(withoutManifest(unzipSync(again))).toEqual(withoutManifest(files))
+    // A symbolic link entry (Unix mode 120777 in the high half of the external attributes) is refused before anything is written.
+    const link = zipSync({
+      'agent.json': new TextEncoder().encode('{}'),
+      evil: [new TextEncoder().encode('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }],
+    })
+    const refused = await upload(link, 'linked')
+    expect(refused.status).toBe(422)
+    expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'file'], type: 'bundle_unsafe' })
+    expect((await http(server, 'GET', '/api/agents/linked', { token: adminToken })).status).toBe(404)
   })
 
   test("MCP: the SDK's v1 and v2 clients use an agent's live endpoint inside the binary (both protocol eras), its workflow and operation tools", async () => {

@@ -48,6 +48,7 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
       expect(admin.links).toEqual([
         'Overview',
         'Agents',
+        'Marketplace',
         'Tasks',
         'Applications',
         'Context types',

@@ -102,6 +102,10 @@ export class ConformanceChecker {
     }
     // A body documented as any media type (a file as uploaded) or sent encoded (gzip) has no schema to check here.
     if (content['*/*'] && (!content['application/json'] || !(response.headers.get('content-type') ?? '').includes('json'))) return problems
+    // A file of a named media type (a zip): the response must be of that type; its bytes have no schema to check.
+    const sentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim()
+    const file = content[sentType] as { schema?: { format?: string } } | undefined
+    if (sentType !== 'application/json' && file?.schema?.format === 'binary') return problems
     if (response.headers.has('content-encoding')) return problems
     if (!content['application/json'])
       return [...problems, `status ${response.status} is documented with ${Object.keys(content).join(', ')}, which this checker does not read`]

@@ -70,7 +70,7 @@ describe('the document says multipart/form-data exactly where the server takes i
       }
     }
     expect(operations).toBeGreaterThan(30)
-    expect(multipart).toEqual(['POST /api/spec_from_file/'])
+    expect(multipart).toEqual(['POST /api/spec_from_file/', 'POST /api/agents/import'])
   })
 
   test('the endpoints that read their own bodies take no multipart form either', async () => {
@@ -94,10 +94,15 @@ describe('the document says multipart/form-data exactly where the server takes i
     expect(schema.properties.file).toEqual({ type: 'string', format: 'binary', description: expect.stringContaining('OpenAPI 3.0 or 3.1') })
     expect(schema.properties.api_name).toMatchObject({ type: 'string', maxLength: 200 })
     for (const flag of ['replace', 'global_spec', 'shared_security_info', 'create_mcp']) expect(schema.properties[flag].type).toBe('boolean')
+    // The bundle import is the other form: its file, a name, on_conflict as an enum and global_spec as a boolean.
+    const bundle = document.paths['/api/agents/import'].post.requestBody.content['multipart/form-data'].schema
+    expect(bundle.required).toEqual(['file'])
+    expect(bundle.properties.file).toMatchObject({ type: 'string', format: 'binary' })
+    expect(bundle.properties.global_spec.type).toBe('boolean')
     // No other request body in the document carries a file (responses may: a stored document is answered as uploaded).
     const requestBodies = Object.values(document.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.requestBody ?? null))
     const binaries = JSON.stringify(requestBodies).match(/"format":"binary"/g) ?? []
-    expect(binaries).toHaveLength(1)
+    expect(binaries).toHaveLength(2)
   })
 
   test('an upload through the documented form succeeds, with and without the trailing slash', async () => {

@@ -17,3 +17,8 @@ export { PublishBody, SaveAgentBody } from './schema.ts'
 export { publishAgentVersion } from './versions.ts'
 export { MAX_NAME_LENGTH, NAME_PATTERN, normaliseAgentName } from './names.ts'
 export { readSourceDocument, updateDraft, type AgentDocument, type DocumentItem } from './service.ts'
+// Bundles: any version read, and an agent created and filled from a bundle.
+export { AGENT_NOT_FOUND, agentNameIssue, agentNameTaken, createAgent, readVersion } from './service.ts'
+export type { AgentRecord } from './service.ts'
+export { VERSION_NOT_FOUND } from './versions.ts'
+export { Agent, CreateAgentBody } from './schema.ts'

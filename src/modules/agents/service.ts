@@ -142,6 +142,11 @@ export async function listAgents(db: Kysely<Database>, principal: Principal, pag
   return rows.map(({ member_role, ...row }) => toSummary({ ...row, role: (member_role ?? 'admin') as AgentRole } as SummaryRow))
 }
 
+/** Whether an agent has this name, visible to the caller or not (an import that must not take it). */
+export async function agentNameTaken(db: Kysely<Database>, name: string): Promise<boolean> {
+  return (await db.selectFrom('agents').select('id').where('name', '=', name).executeTakeFirst()) !== undefined
+}
+
 export async function getAgent(db: Kysely<Database>, principal: Principal, name: string): Promise<AgentRecord> {
   return toAgent(db, await authorizeAgent(db, name, principal))
 }

@@ -76,6 +76,15 @@ export interface ImportResult {
   revision: number
 }
 
+/** An application name in use, as a bundle import sees it (ApplicationsService.namesInUse). */
+export interface ApplicationInUse {
+  id: string
+  /** Whether the asking principal sees the application. */
+  visible: boolean
+  sha256: string | null
+  operations_count: number
+}
+
 export interface ApplicationChanges {
   title?: string
   description?: string
@@ -215,6 +224,24 @@ export class ApplicationsService {
     })
     await this.#revision.changed(trx)
     return { application: row, replaced: existing !== undefined }
+  }
+
+  /**
+   * The applications holding any of `names`, each with whether `principal` sees it, its current document's SHA-256
+   * (null when imported before documents were kept) and its operation count: what a bundle import needs to reuse an
+   * identical application or pick a free name. `db` may be the caller's transaction.
+   */
+  async namesInUse(db: Kysely<Database>, principal: Principal, names: readonly string[]): Promise<Map<string, ApplicationInUse>> {
+    if (names.length === 0) return new Map()
+    const rows = await db
+      .selectFrom('applications as a')
+      .leftJoin('application_documents as d', (join) => join.onRef('d.application_id', '=', 'a.id').onRef('d.revision', '=', 'a.revision'))
+      .select(['a.api_name', 'a.id', 'a.owner_id', 'a.global_spec', 'a.operations_count', 'd.sha256'])
+      .where('a.api_name', 'in', [...names])
+      .execute()
+    return new Map(
+      rows.map((row) => [row.api_name, { id: row.id, visible: canSee(principal, row), sha256: row.sha256 ?? null, operations_count: row.operations_count }]),
+    )
   }
 
   /**

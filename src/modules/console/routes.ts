@@ -13,6 +13,7 @@ export const CONSOLE_PATHS = [
   '/overview',
   '/users',
   '/agents',
+  '/marketplace',
   '/tasks',
   '/approvals',
   '/history',

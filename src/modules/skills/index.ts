@@ -5,3 +5,5 @@ export { SkillBody } from './schema.ts'
 export { deleteSkill, listSkills, putSkill } from './service.ts'
 export type { SkillToolsTarget } from './tools.ts'
 export type { SkillsHome } from './home.ts'
+// Bundles: a SKILL.md from a bundle checked and made a draft item.
+export { skillFromBundle } from './bundled.ts'

@@ -3,6 +3,7 @@ import type { Generated } from 'kysely'
 import type { AgentsTables } from './tables/agents.ts'
 import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
+import type { MarketplaceTables } from './tables/marketplace.ts'
 import type { OauthTables } from './tables/oauth.ts'
 import type { SecretsTables } from './tables/secrets.ts'
 import type { SessionsTables } from './tables/sessions.ts'
@@ -87,4 +88,5 @@ export interface Database
     ApplicationsTables,
     OauthTables,
     SecretsTables,
-    SessionsTables {}
+    SessionsTables,
+    MarketplaceTables {}

@@ -6,6 +6,7 @@ import { navigate } from '../router.ts'
 import type { Me } from '../session.ts'
 import { Banner, h, Link, Loading, useLoad } from '../ui.ts'
 import { DesignTab } from './agent-design.ts'
+import { ExportBundle } from './agent-export.ts'
 import { type AgentDetail, agentApi, agentPath, DraftChip, liveText, type TabProps } from './agent-fields.ts'
 import { LiveTab } from './agent-live.ts'
 import { MembersTab } from './agent-members.ts'
@@ -92,6 +93,7 @@ export function AgentPage({ name, tab, me }: { name: string; tab: string; me: Me
         ' ',
         h('span', { class: 'chip' }, liveText(agent.live_version)),
       ),
+      h(ExportBundle, { agent }),
     ),
     agent.role === 'owner'
       ? null

@@ -6,6 +6,7 @@ import { navigate, usePath } from '../router.ts'
 import type { Me } from '../session.ts'
 import { Banner, Field, formatDate, h, Link, Loading, useLoad } from '../ui.ts'
 import { AgentPage } from './agent-page.ts'
+import { ImportBundle } from './bundle-import.ts'
 import {
   type AgentDetail,
   type AgentSummary,
@@ -183,6 +184,7 @@ function AgentList({ me }: { me: Me }) {
                 ),
           ),
     h(NewAgentForm, { onCreated: (agent) => navigate(agentPath(agent.name)) }),
+    h(ImportBundle, null),
   )
 }
 

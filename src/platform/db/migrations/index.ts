@@ -15,6 +15,7 @@ import * as m0012 from './0012_sessions_and_registrations.ts'
 import * as m0013 from './0013_interaction_history.ts'
 import * as m0014 from './0014_threads.ts'
 import * as m0015 from './0015_sealed_secrets_and_documents.ts'
+import * as m0019 from './0019_marketplace.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -33,4 +34,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0013_interaction_history': m0013,
   '0014_threads': m0014,
   '0015_sealed_secrets_and_documents': m0015,
+  '0019_marketplace': m0019,
 })
