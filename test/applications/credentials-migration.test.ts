@@ -7,12 +7,12 @@ import { Migrator } from 'kysely'
 import { mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { DatabaseHandle } from '../../src/platform/db/database.ts'
+import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.ts'
 import { forMigrations } from '../../src/platform/db/dialect.ts'
 import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
 import { SecretBox } from '../../src/platform/secrets/secret-box.ts'
 import { SecretStore } from '../../src/platform/secrets/secret-files.ts'
-import { dropTestDatabase, openTestDatabase, testSql, type TestSql } from '../helpers/database.ts'
+import { dropTestDatabase, emptyTestDatabase, openTestDatabase, testSql, type TestSql } from '../helpers/database.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { uploadSpec } from './helpers.ts'
 
@@ -44,15 +44,35 @@ const api = (serverUrl: string, title: string) => ({
   },
 })
 
+const AT_0014 = '0014_threads'
+const migratorOn = (handle: DatabaseHandle) => new Migrator({ db: forMigrations(handle.db), provider: { getMigrations: async () => ({ ...MIGRATIONS }) } })
+const tablesOf = async (handle: DatabaseHandle) =>
+  new Set((await handle.db.introspection.getTables()).map((table) => table.name).filter((name) => !name.startsWith('kysely_')))
+
 /**
- * What a database migrated up to 0014 held: migrated back down to 0014 by the migrator, on whichever database the run
- * uses (every later migration's down first, so the upgrade runs them in order again; then 0015's, which puts the 0007
- * table back and drops the 0015 tables and bookkeeping).
+ * What a database migrated up to 0014 held, on whichever database the run uses: the migrator runs every later
+ * migration's down, newest first (0015's puts the 0007 table back and drops its own); a later migration without a down
+ * only added tables, which are dropped here (those a fresh database migrated to 0014 lacks), and its bookkeeping row
+ * goes, so the upgrade runs every later migration again, in order.
  */
 async function rewindTo0014(handle: DatabaseHandle): Promise<void> {
-  const migrator = new Migrator({ db: forMigrations(handle.db), provider: { getMigrations: async () => ({ ...MIGRATIONS }) } })
-  const { error } = await migrator.migrateTo('0014_threads')
+  const { error } = await migratorOn(handle).migrateTo(AT_0014)
   if (error) throw error
+  const scratchDir = mkdtempSync(join(tmpdir(), 'agentbox-at-0014-'))
+  const scratch = openDatabase(await emptyTestDatabase(scratchDir))
+  let expected: Set<string>
+  try {
+    const reached = await migratorOn(scratch).migrateTo(AT_0014)
+    if (reached.error) throw reached.error
+    expected = await tablesOf(scratch)
+  } finally {
+    await scratch.close()
+    await dropTestDatabase(scratchDir)
+    rmSync(scratchDir, { recursive: true, force: true })
+  }
+  const sql = testSql(handle.db)
+  for (const table of await tablesOf(handle)) if (!expected.has(table)) await sql.run(`DROP TABLE ${table}`)
+  await sql.run('DELETE FROM kysely_migration WHERE name > ?', AT_0014)
 }
 
 /** A credential written the way the old ApplicationCredentials.put wrote it. */
