@@ -236,3 +236,28 @@ export async function openTestReader(dataDir: string): Promise<TestSql & { close
   const handle = openDatabase(target)
   return { ...testSql(handle.db, 'postgres'), close: () => handle.close() }
 }
+
+/**
+ * Whether `text` is stored anywhere in the database of `dataDir`, for tests of what must never be stored in clear: on
+ * SQLite the file and its WAL, free pages included (checkpointed first); on PostgreSQL, which keeps no file in the
+ * data dir, every text and bytea column of every table.
+ */
+export async function databaseHolds(sql: TestSql, dataDir: string, text: string): Promise<boolean> {
+  if (!ON_POSTGRES) {
+    await sql.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    const { existsSync } = await import('node:fs')
+    return ['agentbox.db', 'agentbox.db-wal']
+      .map((name) => join(dataDir, name))
+      .some((file) => existsSync(file) && readFileSync(file).includes(text))
+  }
+  const columns = await sql.all<{ table_name: string; column_name: string; data_type: string }>(
+    `SELECT table_name, column_name, data_type FROM information_schema.columns
+     WHERE table_schema = current_schema() AND data_type IN ('text', 'bytea') ORDER BY table_name, column_name`,
+  )
+  for (const { table_name, column_name, data_type } of columns) {
+    const column = `"${column_name}"`
+    const found = data_type === 'bytea' ? `position(convert_to(?, 'UTF8') in ${column}) > 0` : `position(? in ${column}) > 0`
+    if ((await sql.count(`"${table_name}"`, found, text)) > 0) return true
+  }
+  return false
+}
