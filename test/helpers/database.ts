@@ -246,9 +246,7 @@ export async function databaseHolds(sql: TestSql, dataDir: string, text: string)
   if (!ON_POSTGRES) {
     await sql.run('PRAGMA wal_checkpoint(TRUNCATE)')
     const { existsSync } = await import('node:fs')
-    return ['agentbox.db', 'agentbox.db-wal']
-      .map((name) => join(dataDir, name))
-      .some((file) => existsSync(file) && readFileSync(file).includes(text))
+    return ['agentbox.db', 'agentbox.db-wal'].map((name) => join(dataDir, name)).some((file) => existsSync(file) && readFileSync(file).includes(text))
   }
   const columns = await sql.all<{ table_name: string; column_name: string; data_type: string }>(
     `SELECT table_name, column_name, data_type FROM information_schema.columns
