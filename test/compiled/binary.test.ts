@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { issueTestLicense } from '../helpers/license.ts'
 import { MemoryOauthProvider } from '../helpers/mcp-oauth.ts'
+import { startFakeServer, type FakeServer } from '../llm/fake-servers.ts'
 import { launchServer, logLines, sleep, stopAllServers, stopServer, type RunningServer } from '../helpers/process.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
@@ -106,9 +107,20 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
   let adminToken = ''
   let memberId = ''
   const license = issueTestLicense({ seats: 10 })
+  // Model servers on loopback speaking the real wire formats: the official SDKs stream through the guarded client.
+  const models: { openai: FakeServer; anthropic: FakeServer } = { openai: startFakeServer('openai'), anthropic: startFakeServer('anthropic') }
+  afterAll(async () => {
+    await models.openai.close()
+    await models.anthropic.close()
+  })
 
   beforeAll(async () => {
-    server = await launch()
+    server = await launch({
+      AGENTBOX_OPENAI_BASE_URL: models.openai.url,
+      AGENTBOX_OPENAI_API_KEY: 'sk-compiled-test',
+      AGENTBOX_ANTHROPIC_BASE_URL: models.anthropic.url,
+      AGENTBOX_ANTHROPIC_API_KEY: 'sk-ant-compiled-test',
+    })
     const health = await fetch(`${server.base}/api/health`)
     expect(health.status).toBe(200)
     metrics.cold_start_ms = Math.round(performance.now() - server.spawnedAt)
@@ -200,6 +212,32 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     const res = await http(server, 'GET', '/api/users', { token: login.body.access_token })
     expect(res.status).toBe(403)
     expect(typeof res.body.detail).toBe('string')
+  })
+
+  test('model providers in the binary: a task on each SDK (OpenAI, Anthropic) streams its reply from a loopback server through the guarded client', async () => {
+    for (const provider of ['openai', 'anthropic'] as const) {
+      models[provider].behave({ reply: `streamed by ${provider} in pieces`, pieces: 4, usage: { input: 7, output: 5 } })
+      const task = await http(server, 'POST', '/api/task', {
+        token: adminToken,
+        body: { name: `Compiled ${provider}`, prompt: 'Say hello.', chat_model: { provider, model: `${provider}-model` } },
+      })
+      expect(task.status).toBe(201)
+      const run = await http(server, 'POST', `/api/task/${task.body.id}/run`, { token: adminToken })
+      expect(run.status).toBe(202)
+      let status = run.body.status
+      for (let i = 0; i < 1200 && status === 'running'; i++) {
+        await sleep(25)
+        status = (await http(server, 'GET', `/api/task/${task.body.id}/runs`, { token: adminToken })).body[0].status
+      }
+      expect(status).toBe('succeeded')
+      const thread = await http(server, 'GET', `/api/threads/${run.body.thread_id}`, { token: adminToken })
+      const reply = thread.body.messages.at(-1)
+      expect(reply).toMatchObject({ role: 'assistant', content: `streamed by ${provider} in pieces`, model: { provider, model: `${provider}-model` } })
+      expect(reply.usage).toEqual({ input_tokens: 7, output_tokens: 5 })
+      const sent = models[provider].requests.at(-1)!
+      expect(sent.body.stream).toBe(true)
+      expect(sent.body.model).toBe(`${provider}-model`)
+    }
   })
 
   test('a workflow regex condition runs on RE2 (re2js bundled): a catastrophic pattern answers, a backreference is refused', async () => {
