@@ -283,7 +283,7 @@ describe('exactness of the organisation rollup', () => {
     const users = [admin.id, alice.id, bob.id]
     // Recorded 100 at a time (each takes its instant from the clock when called): the group commit writes them and
     // their rollups in batches that span many days, users and titles.
-    let recording: Promise<unknown>[] = []
+    const recording: Promise<unknown>[] = []
     for (let i = 0; i < 3000; i++) {
       clock.set(Date.parse('2027-03-01T00:00:00Z') + Math.floor(random() * 120 * 86_400_000))
       recording.push(
