@@ -3,9 +3,10 @@
 // (that cost ~110 µs per recorded interaction). Deletes (retention) are still taken out by the delete trigger, which
 // computes the duration bucket with the same SQL. The batch is picked by rowid range on SQLite, by id on PostgreSQL
 // (which has no rowid), hence here in platform/db.
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { type CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from './schema.ts'
 import { DURATION_BUCKET_SQL } from './migrations/0008_insights.ts'
+import type { DatabaseKind } from './target.ts'
 
 const BUCKET = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)'))
 const DAY = sql.raw('substr(created_at, 1, 10)')
@@ -65,14 +66,34 @@ const STATEMENTS: ((batch: RawBuilder<unknown>) => RawBuilder<unknown>)[] = [
     on conflict (user_id, month, bucket) do update set n = interaction_user_monthly_durations.n + excluded.n`,
 ]
 
+/**
+ * The upserts compiled once per dialect (building and compiling them cost more than running them); only the batch's
+ * bounds change. On PostgreSQL they are one statement, one round trip instead of one per rollup: PostgreSQL runs each
+ * data-modifying WITH part exactly once, all on the statement's snapshot, which holds the rows this transaction
+ * inserted (each part writes its own table).
+ */
+const compiled = new Map<DatabaseKind, readonly CompiledQuery[]>()
+
+/** The statements that count the rows just inserted into every insights rollup, to run in the transaction that inserted them. */
+export function insightsRollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): CompiledQuery[] {
+  let statements = compiled.get(rows.kind)
+  if (statements === undefined) {
+    const sample: InsertedRows = rows.kind === 'sqlite' ? { kind: 'sqlite', first: 0, last: 0 } : { kind: 'postgres', ids: [] }
+    const built = STATEMENTS.map((statement) => statement(inBatch(sample)))
+    const target = db as unknown as Kysely<Database>
+    statements =
+      rows.kind === 'sqlite'
+        ? built.map((statement) => statement.compile(target))
+        : [sql`with ${sql.join(built.map((statement, i) => sql`${sql.raw(`rollup_${i}`)} as (${statement})`))} select 1`.compile(target)]
+    // The batch's bounds are the only parameters: first and last rowid per statement, or the ids once per WITH part.
+    const expected = rows.kind === 'sqlite' ? statements.length * 2 : STATEMENTS.length
+    if (statements.reduce((n, query) => n + query.parameters.length, 0) !== expected) throw new Error('unexpected rollup parameters')
+    compiled.set(rows.kind, statements)
+  }
+  return statements.map((query) => ({ ...query, parameters: rows.kind === 'sqlite' ? [rows.first, rows.last] : query.parameters.map(() => rows.ids) }))
+}
+
 /** Counts the rows just inserted into every insights rollup. Call inside the transaction that inserted them. */
 export async function rollUpInsights(trx: Kysely<Database>, rows: InsertedRows): Promise<void> {
-  const batch = inBatch(rows)
-  if (rows.kind === 'postgres') {
-    // One round trip instead of one per rollup: PostgreSQL runs each data-modifying WITH part exactly once, all on the
-    // statement's snapshot, which holds the rows this transaction inserted (each part writes its own table).
-    await sql`with ${sql.join(STATEMENTS.map((statement, i) => sql`${sql.raw(`rollup_${i}`)} as (${statement(batch)})`))} select 1`.execute(trx)
-    return
-  }
-  for (const statement of STATEMENTS) await statement(batch).execute(trx)
+  for (const query of insightsRollupStatements(trx, rows)) await trx.executeQuery(query)
 }
