@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { ConfigError, loadConfig, USAGE } from './config.ts'
 import { DataDirInUseError } from './platform/data-dir-lock.ts'
 import { readFileSync } from 'node:fs'
-import { backupDatabaseFile, backupKeys, sealedSecretsIn } from './platform/db/backup.ts'
+import { backupDatabaseFile, backupKeys, type SealedSecretsCount, sealedSecretsIn, sealedSecretsInPostgres } from './platform/db/backup.ts'
 import { createLogger, errorFields } from './platform/log.ts'
 import { backupSecretsReport, credentialKeyFiles } from './platform/secrets/index.ts'
 import { createServer, DATABASE_FILE, ListenError } from './server.ts'
@@ -28,20 +28,28 @@ async function main(argv: string[]): Promise<number> {
       return 0
     case 'backup':
       try {
+        let keys: string | null
+        let sealed: SealedSecretsCount[] | null
         if (config.databaseUrl) {
-          const keys = backupKeys(config.backupFile!, credentialKeyFiles(config.dataDir))
+          keys = backupKeys(config.backupFile!, credentialKeyFiles(config.dataDir))
           process.stdout.write(
             `the database is on PostgreSQL: back it up with pg_dump (pg_dump --format=custom --file=${config.backupFile} "$AGENTBOX_DATABASE_URL")\n` +
               (keys
                 ? `credential keys written to ${keys}: keep them with the dump, apart from it; sealed secrets open only with them\n`
                 : 'no credential keys to write\n'),
           )
-          return 0
+          try {
+            sealed = await sealedSecretsInPostgres(config.databaseUrl.url)
+          } catch (error) {
+            process.stderr.write(`agentbox: could not check the database's sealed secrets against the keys: ${(error as Error).message}\n`)
+            return 1
+          }
+        } else {
+          keys = backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!, credentialKeyFiles(config.dataDir))
+          process.stdout.write(`backup written to ${config.backupFile}${keys ? ` (credential keys in ${keys})` : ''}\n`)
+          sealed = sealedSecretsIn(config.backupFile!)
         }
-        const keys = backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!, credentialKeyFiles(config.dataDir))
-        process.stdout.write(`backup written to ${config.backupFile}${keys ? ` (credential keys in ${keys})` : ''}\n`)
-        // Every sealed secret, whatever its kind, is in one table under one keyring: check the copy against FILE.keys.
-        const sealed = sealedSecretsIn(config.backupFile!)
+        // Every sealed secret, whatever its kind, is in one table under one keyring: check the database against FILE.keys.
         if (sealed) {
           const report = backupSecretsReport(sealed, keys ? readFileSync(keys, 'utf8') : null, keys)
           process.stdout.write(`${report.summary}\n`)

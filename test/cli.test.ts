@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import pkg from '../package.json' with { type: 'json' }
 import { SecretStore, SecretVault } from '../src/platform/secrets/index.ts'
+import { dropTestDatabase, ON_POSTGRES, testDatabaseEnv } from './helpers/database.ts'
 import { startTestServer } from './helpers/server.ts'
 
 const keyedApi = {
@@ -187,16 +188,19 @@ describe('agentbox sub-commands', () => {
         .put(t.server.database.db, { subject: 'r', owner: 'org' }, { type: 'bearer', token: 'g-1' }, 'admin')
       await t.close()
 
+      // On PostgreSQL the backup writes only the keys (pg_dump copies the data) and checks them against the database.
+      const database = await testDatabaseEnv(data)
       const out = join(dir, 'copy.db')
-      const first = run(['backup', out, '--data', data])
+      const first = run(['backup', out, '--data', data], database)
       expect(first.code).toBe(0)
       expect(first.stderr).toBe('')
+      if (ON_POSTGRES) expect(first.stdout).toContain('back it up with pg_dump')
       expect(first.stdout).toContain(`sealed secrets: 1 app_credential, 1 git_repository_token; every key they need is in ${out}.keys`)
 
       // A keyring that lost the key (replaced by another instance's): the backup is written, and says what cannot open.
       const lost = JSON.parse(readFileSync(join(data, 'secrets', 'credentials.key'), 'utf8'))
       writeFileSync(join(data, 'secrets', 'credentials.key'), JSON.stringify({ ...lost, current: 'other', keys: [{ ...lost.keys[0], kid: 'other' }] }))
-      const second = run(['backup', join(dir, 'second.db'), '--data', data])
+      const second = run(['backup', join(dir, 'second.db'), '--data', data], database)
       expect(second.code).toBe(0)
       expect(second.stdout).toContain('sealed secrets: 1 app_credential, 1 git_repository_token; some of their keys are missing')
       expect(second.stderr).toBe(
@@ -205,6 +209,7 @@ describe('agentbox sub-commands', () => {
       expect(second.stdout + second.stderr).not.toMatch(/k-1|g-1/)
     } finally {
       rmSync(dir, { recursive: true, force: true })
+      await dropTestDatabase(join(dir, 'data'))
     }
   }, 30_000)
 

@@ -3,12 +3,16 @@
 // type) still open and are sent after the upgrade, also when the upgrade runs without the key file (a restored
 // database); and applications imported before it answer a clear 404 for their document until their next re-import.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
+import { Migrator } from 'kysely'
 import { mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.ts'
+import { forMigrations } from '../../src/platform/db/dialect.ts'
+import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
 import { SecretBox } from '../../src/platform/secrets/secret-box.ts'
 import { SecretStore } from '../../src/platform/secrets/secret-files.ts'
+import { dropTestDatabase, emptyTestDatabase, openTestDatabase, testSql, type TestSql } from '../helpers/database.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { uploadSpec } from './helpers.ts'
 
@@ -40,32 +44,50 @@ const api = (serverUrl: string, title: string) => ({
   },
 })
 
-/** What a database migrated up to 0014 held: the 0007 table, and no 0015 (or later) tables or bookkeeping rows. */
-function rewindTo0014(db: Database): void {
-  db.run('DROP TABLE sealed_secrets')
-  db.run('DROP TABLE application_documents')
-  db.run("DELETE FROM kysely_migration WHERE name = '0015_sealed_secrets_and_documents'")
-  // Later migrations are rewound too (their tables dropped, their rows forgotten), so the upgrade runs them in order again.
-  db.run('DROP TABLE marketplace_entries')
-  for (const table of ['mcp_servers', 'mcp_server_connections', 'mcp_server_authorizations']) db.run(`DROP TABLE ${table}`)
-  db.run('DROP TABLE ui_template_sync_state')
-  db.run('DROP TABLE ui_template_repositories')
-  db.run('DROP TABLE ui_templates')
-  db.run('DROP TABLE gpt_keys')
-  db.run('DROP TABLE gpts')
-  db.run('ALTER TABLE thread_messages DROP COLUMN metadata')
-  db.run("DELETE FROM kysely_migration WHERE name > '0015'")
-  db.run(`CREATE TABLE application_credentials (
-    application_id text not null, scheme text not null, owner text not null, sealed text not null,
-    updated_at text not null, updated_by text not null,
-    constraint application_credentials_pk primary key (application_id, owner, scheme))`)
+const AT_0014 = '0014_threads'
+const migratorOn = (handle: DatabaseHandle) => new Migrator({ db: forMigrations(handle.db), provider: { getMigrations: async () => ({ ...MIGRATIONS }) } })
+const tablesOf = async (handle: DatabaseHandle) =>
+  new Set((await handle.db.introspection.getTables()).map((table) => table.name).filter((name) => !name.startsWith('kysely_')))
+
+/**
+ * What a database migrated up to 0014 held, on whichever database the run uses: the migrator runs every later
+ * migration's down, newest first (0015's puts the 0007 table back and drops its own); a later migration without a down
+ * only added tables, which are dropped here (those a fresh database migrated to 0014 lacks), and its bookkeeping row
+ * goes, so the upgrade runs every later migration again, in order.
+ */
+async function rewindTo0014(handle: DatabaseHandle): Promise<void> {
+  const { error } = await migratorOn(handle).migrateTo(AT_0014)
+  if (error) throw error
+  const scratchDir = mkdtempSync(join(tmpdir(), 'agentbox-at-0014-'))
+  const scratch = openDatabase(await emptyTestDatabase(scratchDir))
+  let expected: Set<string>
+  try {
+    const reached = await migratorOn(scratch).migrateTo(AT_0014)
+    if (reached.error) throw reached.error
+    expected = await tablesOf(scratch)
+  } finally {
+    await scratch.close()
+    await dropTestDatabase(scratchDir)
+    rmSync(scratchDir, { recursive: true, force: true })
+  }
+  const sql = testSql(handle.db)
+  for (const table of await tablesOf(handle)) if (!expected.has(table)) await sql.run(`DROP TABLE ${table}`)
+  await sql.run('DELETE FROM kysely_migration WHERE name > ?', AT_0014)
 }
 
 /** A credential written the way the old ApplicationCredentials.put wrote it. */
-function insertOldWay(db: Database, box: SecretBox, applicationId: string, owner: string, scheme: string, secret: Record<string, string>): void {
+async function insertOldWay(db: TestSql, box: SecretBox, applicationId: string, owner: string, scheme: string, secret: Record<string, string>) {
   const sealed = box.seal(JSON.stringify(secret), `app_credential:${applicationId}:${owner}:${scheme}`)
   written.push(sealed)
-  db.query('INSERT INTO application_credentials VALUES (?, ?, ?, ?, ?, ?)').run(applicationId, scheme, owner, sealed, '2026-01-02T03:04:05.000Z', owner)
+  await db.run(
+    'INSERT INTO application_credentials (application_id, scheme, owner, sealed, updated_at, updated_by) VALUES (?, ?, ?, ?, ?, ?)',
+    applicationId,
+    scheme,
+    owner,
+    sealed,
+    '2026-01-02T03:04:05.000Z',
+    owner,
+  )
 }
 
 beforeAll(async () => {
@@ -92,14 +114,15 @@ beforeAll(async () => {
   for (const row of (await first.sql.all('SELECT id, api_name FROM applications')) as { id: string; api_name: string }[]) ids[row.api_name] = row.id
   await first.close()
 
-  const db = new Database(join(dataDir, 'agentbox.db'))
-  rewindTo0014(db)
+  const handle = await openTestDatabase(dataDir)
+  await rewindTo0014(handle)
+  const db = testSql(handle.db)
   const box = new SecretBox(new SecretStore(dataDir))
-  insertOldWay(db, box, ids.personal!, member.id, 'key', { api_key: 'old-key-1234' })
-  insertOldWay(db, box, ids.personal!, member.id, 'basic', { username: 'ann', password: 'old-password-5678' })
-  insertOldWay(db, box, ids.personal!, member.id, 'bearer', { token: 'old-token-9012' })
-  insertOldWay(db, box, ids.shared!, 'org', 'key', { api_key: 'old-org-key-3456' })
-  db.close()
+  await insertOldWay(db, box, ids.personal!, member.id, 'key', { api_key: 'old-key-1234' })
+  await insertOldWay(db, box, ids.personal!, member.id, 'basic', { username: 'ann', password: 'old-password-5678' })
+  await insertOldWay(db, box, ids.personal!, member.id, 'bearer', { token: 'old-token-9012' })
+  await insertOldWay(db, box, ids.shared!, 'org', 'key', { api_key: 'old-org-key-3456' })
+  await handle.close()
 
   // Upgraded without its key file, as a database restored without FILE.keys would be.
   renameSync(join(dataDir, 'secrets', 'credentials.key'), join(dataDir, 'credentials.key.aside'))
@@ -109,6 +132,7 @@ afterAll(async () => {
   await t.close()
   upstream.stop(true)
   rmSync(dataDir, { recursive: true, force: true })
+  await dropTestDatabase(dataDir)
 })
 
 const execute = (apiName: string, operation: string, token: string) =>

@@ -1,6 +1,6 @@
 // Credentials (CONTRACT §12): per user or shared by the organisation, Basic / Bearer / API key, sealed at rest with
 // the secret box, never returned; a database restored without its keys reports them as not connected.
-import { ON_POSTGRES } from '../helpers/database.ts'
+import { databaseHolds } from '../helpers/database.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -39,16 +39,8 @@ describe('per-user credentials', () => {
 
   test('secrets are sealed at rest: not in the database file, the key file is 0600', async () => {
     await put('mine', { scheme: 'api_key', api_key: 'plaintext-canary-7788' }, p.viewer.token)
-    // On SQLite the file and its WAL are read for the plain text (PostgreSQL keeps no database file in the data dir).
-    if (!ON_POSTGRES) await p.t.sql.run('PRAGMA wal_checkpoint(TRUNCATE)')
-    const files = ON_POSTGRES ? [] : ['agentbox.db', 'agentbox.db-wal'].map((name) => join(p.t.dataDir, name))
-    for (const file of files) {
-      try {
-        expect(readFileSync(file).includes('plaintext-canary-7788')).toBe(false)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      }
-    }
+    // Not in the database: SQLite's file and WAL, or every text column on PostgreSQL.
+    expect(await databaseHolds(p.t.sql, p.t.dataDir, 'plaintext-canary-7788')).toBe(false)
     const row = (await p.t.sql.get("SELECT sealed FROM sealed_secrets WHERE namespace = 'app_credential' AND name = 'api_key' LIMIT 1")) as {
       sealed: string
     }

@@ -64,8 +64,8 @@ describe.skipIf(!hasChromium)('agents in the console', () => {
     await page.getByRole('heading', { name: 'sales-helper-bot', level: 1 }).waitFor()
     expect(new URL(page.url()).pathname).toBe('/agents/sales-helper-bot')
     const tabs = page.getByRole('tablist').getByRole('tab')
-    // The heading shows while the agent loads; the tabs come with it.
-    await tabs.first().waitFor()
+    // The tabs come with the agent's record, which may arrive after the heading on a busy machine.
+    await tabs.filter({ hasText: 'Live' }).waitFor()
     expect(await tabs.allTextContents()).toEqual(['Design', 'Versions', 'Members', 'Live'])
     expect(await page.getByRole('tab', { name: 'Design' }).getAttribute('aria-selected')).toBe('true')
     await draftChip.waitFor()
@@ -136,6 +136,8 @@ describe.skipIf(!hasChromium)('agents in the console', () => {
     await page.getByText('v1 is live now.').waitFor()
     await status.getByText('Live: v1').waitFor()
     await draftChip.waitFor({ state: 'detached' })
+    // The versions list is fetched again after the switch: its v1 row gets the Live chip when that answer is in.
+    await v1.locator('.chip-live', { hasText: 'Live' }).waitFor()
     expect(await v1.textContent()).toContain('Live')
 
     // Members: an unknown e-mail is refused at the field; the viewer is added.

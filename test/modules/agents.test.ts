@@ -273,7 +273,7 @@ describe('GET /api/agents', () => {
       expect(admin[0]).toMatch(/SCAN agents USING INDEX sqlite_autoindex_agents_1/)
     } else {
       expect(planUsesIndex(member, 'agent_members_user')).toBe(true)
-      expect(planUsesIndex(admin, 'agents_name_key')).toBe(true)
+      expect(planUsesIndex(admin, 'agents_pkey')).toBe(true)
     }
   })
 })

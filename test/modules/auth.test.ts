@@ -238,6 +238,23 @@ describe('API tokens', () => {
     expect((await t.request('GET', '/api/auth/me', { token: created.body.token })).status).toBe(401)
   })
 
+  test('tokens made in the same millisecond are listed newest first, the same on either database', async () => {
+    const member = await t.createUser(adminToken, { email: 'same-ms@example.com' })
+    // The hand-moved clock stands still: every token gets the same created_at.
+    const made: string[] = []
+    for (const name of ['one', 'two', 'three', 'four'])
+      made.push((await t.request('POST', '/api/auth/tokens', { token: member.token, body: { name } })).body.id)
+    // A revocation rewrites its row (PostgreSQL stores the new version elsewhere in the table): the order holds.
+    expect((await t.request('DELETE', `/api/auth/tokens/${made[1]}`, { token: member.token })).status).toBe(200)
+    expect((await t.request('DELETE', `/api/auth/tokens/${made[0]}`, { token: member.token })).status).toBe(200)
+    const listed = (await t.request('GET', '/api/auth/tokens', { token: member.token })).body as { id: string; created_at: string }[]
+    expect(new Set(listed.map((token) => token.created_at)).size).toBe(1)
+    expect(listed.map((token) => token.id)).toEqual(made.toReversed())
+    expect((await t.request('GET', `/api/users/${member.id}/tokens`, { token: adminToken })).body.map((token: { id: string }) => token.id)).toEqual(
+      made.toReversed(),
+    )
+  })
+
   test("a member cannot see or revoke another user's token (404); an admin can revoke it", async () => {
     const alice = await t.createUser(adminToken, { email: 'alice@example.com' })
     const bob = await t.createUser(adminToken, { email: 'bob@example.com' })

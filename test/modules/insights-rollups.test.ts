@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type Kysely, sql } from 'kysely'
 import { pruneInteractions } from '../../src/modules/interactions/retention.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
+import { forMigrations } from '../../src/platform/db/dialect.ts'
 import { DURATION_BUCKET_SQL } from '../../src/platform/db/migrations/0008_insights.ts'
 import * as m0011 from '../../src/platform/db/migrations/0011_insights_user_monthly_tools.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
@@ -112,8 +113,9 @@ describe('insights rollups', () => {
 
   test('migration 0011 run again on stored rows fills its rollups to the same counts, and its trigger takes deletes out', async () => {
     const db = t.server.database.db
-    await m0011.down(db as Kysely<unknown>)
-    await m0011.up(db as Kysely<unknown>)
+    // As the migrator runs it: on PostgreSQL with the migrations' column types read as PostgreSQL's.
+    await m0011.down(forMigrations(db) as Kysely<unknown>)
+    await m0011.up(forMigrations(db) as Kysely<unknown>)
     for (const table of ['interaction_user_monthly_tools', 'interaction_user_tools', 'interaction_user_durations']) {
       const rollup = ROLLUPS.find((candidate) => candidate.table === table)!
       const before = await compare(rollup)

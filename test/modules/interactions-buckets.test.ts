@@ -56,9 +56,10 @@ describe('isoWeekKey', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentbox-weeks-'))
     const handle = openDatabase(await emptyTestDatabase(dir))
     try {
+      // In parentheses: Kysely writes a raw subquery as it is.
       const days = sql<{
         day: string
-      }>`select to_char(d, 'YYYY-MM-DD') as day from generate_series(date '1995-01-01', date '2045-12-31', interval '1 day') as d`
+      }>`(select to_char(d, 'YYYY-MM-DD') as day from generate_series(date '1995-01-01', date '2045-12-31', interval '1 day') as d)`
       const rows = await handle.db
         .selectFrom(days.as('d'))
         .select(['d.day', isoWeekOfDay('postgres', 'd.day').as('week')])

@@ -1,5 +1,5 @@
 // First run (CONTRACT §2): the setup token, POST /api/tenant/setup in one transaction, and its refusals.
-import { ON_POSTGRES } from '../helpers/database.ts'
+import { databaseHolds, ON_POSTGRES } from '../helpers/database.ts'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -62,8 +62,9 @@ describe('POST /api/tenant/setup', () => {
     const rows = (await t.sql.all('SELECT token_hash FROM api_tokens')) as { token_hash: string }[]
     expect(rows).toHaveLength(1)
     expect(rows[0]!.token_hash).toBe(new Bun.CryptoHasher('sha256').update(res.body.tenant_org_token).digest('hex'))
-    // SQLite: the whole file, free pages included (PostgreSQL keeps no file in the data dir; the row is checked above).
-    if (!ON_POSTGRES) expect(await Bun.file(join(t.dataDir, 'agentbox.db')).text()).not.toContain(res.body.tenant_org_token)
+    // Nowhere else either: SQLite's whole file, free pages included; every text column on PostgreSQL.
+    expect(await databaseHolds(t.sql, t.dataDir, res.body.tenant_org_token)).toBe(false)
+    expect(await databaseHolds(t.sql, t.dataDir, rows[0]!.token_hash)).toBe(true)
   })
 
   test('without the setup token answers 401 with WWW-Authenticate: Bearer', async () => {

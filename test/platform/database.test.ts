@@ -1,5 +1,6 @@
 // The SQLite data layer: pragmas, migrations through the static provider, the pre-migration copy, the downgrade guard,
-// backups. These run on SQLite in both test runs (the file is what they test); database-postgres.test.ts has PostgreSQL's.
+// backups. These run on SQLite in both test runs (the file is what they test); database-postgres.test.ts checks what
+// PostgreSQL does differently, made the same.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Database as Sqlite } from 'bun:sqlite'
 import { CompiledQuery, sql } from 'kysely'

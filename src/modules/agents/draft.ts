@@ -45,8 +45,16 @@ export async function readDraft(db: Kysely<Database>, agentId: string): Promise<
   return row ? parseDocument(row.document) : null
 }
 
+/**
+ * Whether an agent may have version `version`: versions count up from 1, one per publish, so anything else (a request's
+ * 1e20) names none, and is not asked of the database (PostgreSQL refuses an integer beyond 64 bits rather than finding
+ * no row).
+ */
+export const mayBeAVersion = (version: number): boolean => Number.isSafeInteger(version) && version >= 1
+
 /** A version's document, or null when the agent has no such version. */
 export async function readVersion(db: Kysely<Database>, agentId: string, version: number): Promise<AgentDocument | null> {
+  if (!mayBeAVersion(version)) return null
   const row = await db.selectFrom('agent_versions').select('document').where('agent_id', '=', agentId).where('version', '=', version).executeTakeFirst()
   return row ? parseDocument(row.document) : null
 }

@@ -8,7 +8,7 @@ import { conflict, notFound } from '../../platform/errors.ts'
 import { authorizeAgent, OWNERS_ONLY_DESIGN } from './access.ts'
 import { documentHash, parseDocument, serialiseDocument } from './document.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
-import { readDraft, writeDraft, type AgentsStore } from './draft.ts'
+import { mayBeAVersion, readDraft, writeDraft, type AgentsStore } from './draft.ts'
 import { resolvePage, uncappedList, type Page } from '../../platform/http/paging.ts'
 import { toAgent, type AgentRecord } from './views.ts'
 
@@ -80,7 +80,7 @@ export async function listAgentVersions(db: Kysely<Database>, principal: Princip
 
 export async function getAgentVersion(db: Kysely<Database>, principal: Principal, name: string, version: number): Promise<VersionDetailRecord> {
   const agent = await authorizeAgent(db, name, principal, 'own', OWNERS_ONLY_DESIGN)
-  const row = await versionsQuery(db, agent.id).select('v.document').where('v.version', '=', version).executeTakeFirst()
+  const row = mayBeAVersion(version) ? await versionsQuery(db, agent.id).select('v.document').where('v.version', '=', version).executeTakeFirst() : undefined
   if (!row) throw notFound(VERSION_NOT_FOUND)
   const { document, ...meta } = row
   const parsed = parseDocument(document)
@@ -97,7 +97,9 @@ export async function getAgentVersion(db: Kysely<Database>, principal: Principal
 export async function restoreAgentVersion(store: AgentsStore, principal: Principal, name: string, version: number): Promise<AgentRecord> {
   return inTransaction(store.db, async (trx) => {
     const agent = await authorizeAgent(trx, name, principal, 'own')
-    const row = await trx.selectFrom('agent_versions').select('document').where('agent_id', '=', agent.id).where('version', '=', version).executeTakeFirst()
+    const row = mayBeAVersion(version)
+      ? await trx.selectFrom('agent_versions').select('document').where('agent_id', '=', agent.id).where('version', '=', version).executeTakeFirst()
+      : undefined
     if (!row) throw notFound(VERSION_NOT_FOUND)
     await writeDraft(trx, agent.id, parseDocument(row.document), principal.userId, isoTime(store.clock.now()))
     return toAgent(trx, await authorizeAgent(trx, name, principal))
@@ -108,12 +110,9 @@ export async function restoreAgentVersion(store: AgentsStore, principal: Princip
 export async function switchLiveVersion(store: AgentsStore, principal: Principal, name: string, version: number): Promise<AgentRecord> {
   return inTransaction(store.db, async (trx) => {
     const agent = await authorizeAgent(trx, name, principal, 'own')
-    const row = await trx
-      .selectFrom('agent_versions')
-      .select(['document', 'hash'])
-      .where('agent_id', '=', agent.id)
-      .where('version', '=', version)
-      .executeTakeFirst()
+    const row = mayBeAVersion(version)
+      ? await trx.selectFrom('agent_versions').select(['document', 'hash']).where('agent_id', '=', agent.id).where('version', '=', version).executeTakeFirst()
+      : undefined
     if (!row) throw notFound(VERSION_NOT_FOUND)
     if (agent.live_version !== version) {
       const { description } = parseDocument(row.document)

@@ -220,12 +220,16 @@ export class AuthService {
   /** Any user's tokens, for admins (GET /api/users/{id}/tokens); 404 for an unknown user. */
   async listApiTokensOf(userId: string): Promise<ApiTokenRecord[]> {
     await this.#userExists(userId)
-    return this.#o.db
-      .selectFrom('api_tokens')
-      .select(['id', 'name', 'kind', 'hint', 'created_at', 'revoked_at'])
-      .where('user_id', '=', userId)
-      .orderBy('created_at', 'desc')
-      .execute()
+    return (
+      this.#o.db
+        .selectFrom('api_tokens')
+        .select(['id', 'name', 'kind', 'hint', 'created_at', 'revoked_at'])
+        .where('user_id', '=', userId)
+        .orderBy('created_at', 'desc')
+        // Tokens made in the same millisecond come in one order on either database: by id, which also grows with time.
+        .orderBy('id', 'desc')
+        .execute()
+    )
   }
 
   /** Revokes every live token of a user at once (a lost laptop, a leaked script); answers how many were live. */

@@ -31,15 +31,19 @@ export class Grants {
 
   /** The caller's live grants (not revoked, refresh token not expired), newest first. */
   async list(principal: Principal): Promise<GrantRecord[]> {
-    return this.db
-      .selectFrom('oauth_grants as g')
-      .leftJoin('oauth_clients as c', 'c.client_id', 'g.client_id')
-      .select(['g.id', 'g.client_id', 'c.client_name', 'g.resource', 'g.scope', 'g.created_at', 'g.last_used_at', 'g.expires_at'])
-      .where('g.user_id', '=', principal.userId)
-      .where('g.revoked_at', 'is', null)
-      .where('g.expires_at', '>', isoTime(this.clock.now()))
-      .orderBy('g.created_at', 'desc')
-      .execute()
+    return (
+      this.db
+        .selectFrom('oauth_grants as g')
+        .leftJoin('oauth_clients as c', 'c.client_id', 'g.client_id')
+        .select(['g.id', 'g.client_id', 'c.client_name', 'g.resource', 'g.scope', 'g.created_at', 'g.last_used_at', 'g.expires_at'])
+        .where('g.user_id', '=', principal.userId)
+        .where('g.revoked_at', 'is', null)
+        .where('g.expires_at', '>', isoTime(this.clock.now()))
+        .orderBy('g.created_at', 'desc')
+        // Grants made in the same millisecond come in one order on either database: by id, which also grows with time.
+        .orderBy('g.id', 'desc')
+        .execute()
+    )
   }
 
   /** Only the grant's own user: another user's grant is as unknown as a missing one. Revoking twice is harmless. */

@@ -2,6 +2,7 @@
 import { Database as Sqlite } from 'bun:sqlite'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { createPool } from './postgres.ts'
 
 export class BackupError extends Error {}
 
@@ -97,5 +98,23 @@ export function sealedSecretsIn(databasePath: string): SealedSecretsCount[] | nu
       .all() as SealedSecretsCount[]
   } finally {
     copy.close()
+  }
+}
+
+/**
+ * The same counts from a live PostgreSQL database (what pg_dump copies), so that `agentbox backup` there can still
+ * check that FILE.keys opens every sealed secret; null when it has no such table.
+ */
+export async function sealedSecretsInPostgres(url: string): Promise<SealedSecretsCount[] | null> {
+  const pool = createPool(url, { max: 1, readOnly: true, applicationName: 'agentbox-backup', onError: () => {} })
+  try {
+    const table = await pool.query<{ present: string | null }>(`SELECT to_regclass('sealed_secrets')::text AS present`)
+    if (table.rows[0]?.present == null) return null
+    const { rows } = await pool.query<SealedSecretsCount>(
+      `SELECT namespace, split_part(sealed, ':', 2) AS "keyId", count(*) AS "values" FROM sealed_secrets GROUP BY 1, 2 ORDER BY 1, 2`,
+    )
+    return rows
+  } finally {
+    await pool.end()
   }
 }

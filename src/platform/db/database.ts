@@ -4,7 +4,7 @@ import { Database as Sqlite } from 'bun:sqlite'
 import { type CompiledQuery, Kysely } from 'kysely'
 import { BunSqliteDialect } from 'kysely-bun-sqlite'
 import type pg from 'pg'
-import { ChangeTracker, createPool, TrackedPostgresDialect } from './postgres.ts'
+import { ChangeTracker, createPool, decodeRows, encodeParameters, TrackedPostgresDialect } from './postgres.ts'
 import type { Database } from './schema.ts'
 import type { DatabaseKind, DatabaseTarget } from './target.ts'
 import { registerSqliteWriter } from './write-transaction.ts'
@@ -159,8 +159,8 @@ function openPostgres(url: string, options: OpenOptions): PostgresHandle {
       // A named statement is prepared once per connection by pg and reused on later runs.
       const name = `agentbox_read_${hashOf(query.sql)}`
       return async (parameters) => {
-        const result = await readPool.query({ name, text: query.sql, values: parameters as unknown[] })
-        return (result.rows[0] as Row | undefined) ?? null
+        const result = await readPool.query({ name, text: query.sql, values: encodeParameters(parameters) })
+        return (decodeRows(result.rows)[0] as Row | undefined) ?? null
       }
     },
     async ping() {

@@ -28,6 +28,8 @@ export function kindOf<DB>(db: Kysely<DB>): DatabaseKind {
  * Column types as the migrations write them (SQLite's) → PostgreSQL's, so that one migration set serves both:
  * - `text` is compared byte by byte (COLLATE "C"), as SQLite's BINARY collation does: ORDER BY, unique keys and range
  *   reads give the same answers whatever the server's default locale;
+ * - `integer` is a 64-bit integer in SQLite, `bigint` in PostgreSQL (its `integer` has 4 bytes: a version number of
+ *   3,000,000,000 in a request would be an out-of-range error there instead of "not found"); read back as numbers;
  * - `real` is an 8-byte float in SQLite, `double precision` in PostgreSQL (its `real` has 4 bytes);
  * - `blob` is `bytea`;
  * - a table's `without rowid` (a SQLite storage choice) is dropped.
@@ -47,7 +49,7 @@ class PostgresSchemaTransformer extends OperationNodeTransformer {
   }
 }
 
-const POSTGRES_TYPES: Record<string, string> = { text: 'text collate "C"', real: 'double precision', blob: 'bytea' }
+const POSTGRES_TYPES: Record<string, string> = { text: 'text collate "C"', integer: 'bigint', real: 'double precision', blob: 'bytea' }
 
 /** Applied to the Kysely instance migrations run on, for PostgreSQL only (SQLite runs them as written). */
 export class PostgresSchemaPlugin implements KyselyPlugin {
@@ -58,6 +60,14 @@ export class PostgresSchemaPlugin implements KyselyPlugin {
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     return args.result
   }
+}
+
+/**
+ * The Kysely a migration runs on: `db` itself on SQLite, and on PostgreSQL `db` reading the migrations' column types as
+ * PostgreSQL's (the migrator's, and a test's that runs one migration again).
+ */
+export function forMigrations<DB>(db: Kysely<DB>): Kysely<DB> {
+  return kindOf(db) === 'postgres' ? db.withPlugin(new PostgresSchemaPlugin()) : db
 }
 
 export interface RowTrigger {

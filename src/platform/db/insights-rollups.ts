@@ -66,7 +66,12 @@ const STATEMENTS: ((batch: RawBuilder<unknown>) => RawBuilder<unknown>)[] = [
     on conflict (user_id, month, bucket) do update set n = interaction_user_monthly_durations.n + excluded.n`,
 ]
 
-/** The upserts compiled once per dialect (building and compiling them cost more than running them); only the batch's bounds change. */
+/**
+ * The upserts compiled once per dialect (building and compiling them cost more than running them); only the batch's
+ * bounds change. On PostgreSQL they are one statement, one round trip instead of one per rollup: PostgreSQL runs each
+ * data-modifying WITH part exactly once, all on the statement's snapshot, which holds the rows this transaction
+ * inserted (each part writes its own table).
+ */
 const compiled = new Map<DatabaseKind, readonly CompiledQuery[]>()
 
 /** The statements that count the rows just inserted into every insights rollup, to run in the transaction that inserted them. */
@@ -74,13 +79,18 @@ export function insightsRollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows)
   let statements = compiled.get(rows.kind)
   if (statements === undefined) {
     const sample: InsertedRows = rows.kind === 'sqlite' ? { kind: 'sqlite', first: 0, last: 0 } : { kind: 'postgres', ids: [] }
-    statements = STATEMENTS.map((statement) => statement(inBatch(sample)).compile(db as unknown as Kysely<Database>))
-    // The batch's bounds are each statement's only parameters.
-    if (statements.some((query) => query.parameters.length !== (rows.kind === 'sqlite' ? 2 : 1))) throw new Error('unexpected rollup parameters')
+    const built = STATEMENTS.map((statement) => statement(inBatch(sample)))
+    const target = db as unknown as Kysely<Database>
+    statements =
+      rows.kind === 'sqlite'
+        ? built.map((statement) => statement.compile(target))
+        : [sql`with ${sql.join(built.map((statement, i) => sql`${sql.raw(`rollup_${i}`)} as (${statement})`))} select 1`.compile(target)]
+    // The batch's bounds are the only parameters: first and last rowid per statement, or the ids once per WITH part.
+    const expected = rows.kind === 'sqlite' ? statements.length * 2 : STATEMENTS.length
+    if (statements.reduce((n, query) => n + query.parameters.length, 0) !== expected) throw new Error('unexpected rollup parameters')
     compiled.set(rows.kind, statements)
   }
-  const parameters = rows.kind === 'sqlite' ? [rows.first, rows.last] : [rows.ids]
-  return statements.map((query) => ({ ...query, parameters }))
+  return statements.map((query) => ({ ...query, parameters: rows.kind === 'sqlite' ? [rows.first, rows.last] : query.parameters.map(() => rows.ids) }))
 }
 
 /** Counts the rows just inserted into every insights rollup. Call inside the transaction that inserted them. */

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { vacuumInto } from './backup.ts'
 import type { DatabaseHandle } from './database.ts'
-import { PostgresSchemaPlugin } from './dialect.ts'
+import { forMigrations } from './dialect.ts'
 import { MIGRATIONS } from './migrations/index.ts'
 
 export class MigrationError extends Error {}
@@ -87,7 +87,7 @@ async function migrate(
   backup: (firstPending: string) => Promise<string | null>,
 ): Promise<MigrationReport> {
   // On PostgreSQL the migrations' SQLite column types are read as PostgreSQL's (dialect.ts).
-  const db = handle.kind === 'postgres' ? handle.db.withPlugin(new PostgresSchemaPlugin()) : handle.db
+  const db = forMigrations(handle.db)
   const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...migrations }) } })
   const executed = await executedMigrations(handle)
   const unknown = executed.filter((name) => !(name in migrations))

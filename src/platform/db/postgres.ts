@@ -1,5 +1,5 @@
 // PostgreSQL through Kysely's PostgresDialect over `pg`: pools whose numbers come back as JS numbers, and a driver that
-// keeps the change stamp the SQLite writer gets from total_changes().
+// stores the text SQLite can (U+0000 included) and keeps the change stamp the SQLite writer gets from total_changes().
 import { type DatabaseConnection, type Driver, PostgresDialect, type QueryResult, type TransactionSettings, type CompiledQuery } from 'kysely'
 import pg from 'pg'
 
@@ -41,6 +41,55 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
 }
 
 /**
+ * PostgreSQL's text cannot hold U+0000, which SQLite's stores like any other character: a name or a document with one
+ * would be a server error on PostgreSQL and stored on SQLite. So on PostgreSQL every string sent as a parameter is
+ * escaped and every string read back is unescaped: U+0000 is stored as U+FFFF "0" and U+FFFF (a noncharacter) as
+ * U+FFFF U+FFFF. The mapping is one to one, equality and prefixes hold, and a string without either character (all
+ * of them in practice) is stored as it is. Only the order of two strings that differ at a U+0000 can differ from
+ * SQLite's. Text written by SQL itself (literals, functions) never holds either character.
+ */
+const ESCAPE = '\uffff'
+const NUL = '\u0000'
+
+export function encodeText(value: string): string {
+  if (!value.includes(NUL) && !value.includes(ESCAPE)) return value
+  let out = ''
+  for (const char of value) out += char === NUL ? `${ESCAPE}0` : char === ESCAPE ? ESCAPE + ESCAPE : char
+  return out
+}
+
+export function decodeText(value: string): string {
+  if (!value.includes(ESCAPE)) return value
+  let out = ''
+  for (let i = 0; i < value.length; i++) {
+    const char = value[i]!
+    if (char !== ESCAPE || i + 1 === value.length) {
+      out += char
+      continue
+    }
+    const next = value[++i]!
+    out += next === '0' ? NUL : next === ESCAPE ? ESCAPE : char + next
+  }
+  return out
+}
+
+const encodeParameter = (value: unknown): unknown => (typeof value === 'string' ? encodeText(value) : Array.isArray(value) ? value.map(encodeParameter) : value)
+
+export const encodeParameters = (parameters: readonly unknown[]): unknown[] => parameters.map(encodeParameter)
+
+/** Unescapes, in place, the string columns of rows read from PostgreSQL. */
+export function decodeRows<R>(rows: R[]): R[] {
+  for (const row of rows) {
+    const record = row as Record<string, unknown>
+    for (const key in record) {
+      const value = record[key]
+      if (typeof value === 'string' && value.includes(ESCAPE)) record[key] = decodeText(value)
+    }
+  }
+  return rows
+}
+
+/**
  * Counts writes as the SQLite writer's total_changes() does, for caches that must not outlive a write (the
  * authenticator's principals): the stamp moves when a write or a transaction starts and again when it ends, and is
  * null in between. Any statement that is not a plain SELECT counts as a write.
@@ -63,22 +112,26 @@ export class ChangeTracker {
 
 const isPlainRead = (query: CompiledQuery) => /^\s*select\b/i.test(query.sql)
 
+/** The query with its string parameters escaped (encodeText), and its rows read back unescaped. */
+const escaped = (query: CompiledQuery): CompiledQuery => ({ ...query, parameters: encodeParameters(query.parameters) })
+const unescaped = <R>(result: QueryResult<R>): QueryResult<R> => (result.rows.length > 0 ? { ...result, rows: decodeRows(result.rows) } : result)
+
 class TrackedConnection implements DatabaseConnection {
   constructor(
     readonly inner: DatabaseConnection,
-    readonly tracker: ChangeTracker,
+    readonly tracker: ChangeTracker | null,
   ) {}
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (isPlainRead(query)) return this.inner.executeQuery<R>(query)
+    if (this.tracker === null || isPlainRead(query)) return unescaped(await this.inner.executeQuery<R>(escaped(query)))
     this.tracker.begin()
     try {
-      return await this.inner.executeQuery<R>(query)
+      return unescaped(await this.inner.executeQuery<R>(escaped(query)))
     } finally {
       this.tracker.end()
     }
   }
-  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
-    return this.inner.streamQuery<R>(query, chunkSize)
+  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    for await (const result of this.inner.streamQuery<R>(escaped(query), chunkSize)) yield unescaped(result)
   }
 }
 
@@ -86,7 +139,7 @@ class TrackedDriver implements Driver {
   readonly #connections = new WeakMap<DatabaseConnection, TrackedConnection>()
   constructor(
     readonly inner: Driver,
-    readonly tracker: ChangeTracker,
+    readonly tracker: ChangeTracker | null,
   ) {}
   init() {
     return this.inner.init()
@@ -101,11 +154,11 @@ class TrackedDriver implements Driver {
     return tracked
   }
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-    this.tracker.begin()
+    this.tracker?.begin()
     try {
       await this.inner.beginTransaction((connection as TrackedConnection).inner, settings)
     } catch (error) {
-      this.tracker.end()
+      this.tracker?.end()
       throw error
     }
   }
@@ -113,14 +166,14 @@ class TrackedDriver implements Driver {
     try {
       await this.inner.commitTransaction((connection as TrackedConnection).inner)
     } finally {
-      this.tracker.end()
+      this.tracker?.end()
     }
   }
   async rollbackTransaction(connection: DatabaseConnection) {
     try {
       await this.inner.rollbackTransaction((connection as TrackedConnection).inner)
     } finally {
-      this.tracker.end()
+      this.tracker?.end()
     }
   }
   releaseConnection(connection: DatabaseConnection) {
@@ -131,10 +184,13 @@ class TrackedDriver implements Driver {
   }
 }
 
-/** Kysely's PostgreSQL dialect whose driver keeps `tracker` up to date. */
+/**
+ * Kysely's PostgreSQL dialect whose driver escapes text (encodeText) and keeps `tracker` up to date (none for a
+ * read-only connection).
+ */
 export class TrackedPostgresDialect extends PostgresDialect {
-  readonly #tracker: ChangeTracker
-  constructor(pool: pg.Pool, tracker: ChangeTracker) {
+  readonly #tracker: ChangeTracker | null
+  constructor(pool: pg.Pool, tracker: ChangeTracker | null) {
     super({ pool })
     this.#tracker = tracker
   }

@@ -1,9 +1,9 @@
 // A read-only Kysely of its own on the instance database, for a worker thread (the insights worker): it never shares
 // the server's connections, so its reads neither wait for the writer nor make the writer wait.
 import { Database as Sqlite } from 'bun:sqlite'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely } from 'kysely'
 import { BunSqliteDialect } from 'kysely-bun-sqlite'
-import { createPool } from './postgres.ts'
+import { createPool, TrackedPostgresDialect } from './postgres.ts'
 import type { Database } from './schema.ts'
 import type { DatabaseTarget } from './target.ts'
 
@@ -18,5 +18,5 @@ export function openReadOnly(target: DatabaseTarget): Kysely<Database> {
   }
   // One connection: the worker runs one job at a time, one query after another.
   const pool = createPool(target.url, { max: 1, readOnly: true, applicationName: 'agentbox-worker', onError: () => {} })
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return new Kysely<Database>({ dialect: new TrackedPostgresDialect(pool, null) })
 }
