@@ -12,6 +12,7 @@ import { petstore, uploadSpec } from '../applications/helpers.ts'
 import { dropTestDatabase, emptyTestDatabase, TEST_DATABASE_URL } from '../helpers/database.ts'
 import { startWithPeople } from '../helpers/people.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
+import type { DatabaseTarget } from '../../src/platform/db/target.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const NOW = '2026-06-01T09:00:00.000Z'
@@ -31,6 +32,11 @@ const withPassword = (url: string) => {
   const parsed = new URL(url)
   parsed.password = 'pw-never-printed-4711'
   return parsed.toString()
+}
+
+const postgresUrl = (target: DatabaseTarget) => {
+  if (target.kind !== 'postgres') throw new Error('a PostgreSQL database was expected')
+  return target.url
 }
 
 describe('refusals', () => {
@@ -182,7 +188,7 @@ describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => 
       answers.push({ path, as, status: res.status, body: res.body })
     }
     await source.server.stop()
-    url = (await emptyTestDatabase(join(tmp, 'target-key'))).url
+    url = postgresUrl(await emptyTestDatabase(join(tmp, 'target-key')))
   }, 60_000)
 
   afterAll(async () => {
@@ -275,7 +281,7 @@ describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => 
   })
 
   test('a database holding tables agentbox did not make is refused before anything is written', async () => {
-    const other = (await emptyTestDatabase(join(tmp, 'other-key'))).url
+    const other = postgresUrl(await emptyTestDatabase(join(tmp, 'other-key')))
     const client = new pg.Client({ connectionString: other })
     await client.connect()
     try {

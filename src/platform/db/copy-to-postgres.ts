@@ -11,6 +11,10 @@ import { redactedUrl } from './target.ts'
 
 export class CopyError extends Error {}
 
+/** Tables are named at run time (every table the source holds), so the copy speaks to Kysely without the schema's types. */
+// biome-ignore lint/suspicious/noExplicitAny: table names known only at run time
+type AnyDb = Kysely<any>
+
 export interface TableReport {
   readonly table: string
   readonly rows: number
@@ -141,7 +145,7 @@ async function reachable(target: PostgresHandle, url: string): Promise<void> {
  * Empty: no tables at all, or only tables agentbox's migrations made (its bookkeeping says so) with no rows in them, as
  * a copy that failed leaves the database. Anything else may be someone's data and is refused.
  */
-async function checkEmpty(db: Kysely<any>, when: 'before' | 'after'): Promise<void> {
+async function checkEmpty(db: AnyDb, when: 'before' | 'after'): Promise<void> {
   const tables = (
     await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema() order by tablename`.execute(db)
   ).rows.map((row) => row.name)
@@ -173,7 +177,7 @@ const KINDS: Record<string, ColumnKind> = {
 }
 
 /** The target's columns of every source table, checked to be the source's, with how each value is carried. */
-async function targetColumns(db: Kysely<any>, tables: readonly string[], source: Sqlite): Promise<Map<string, TargetColumn[]>> {
+async function targetColumns(db: AnyDb, tables: readonly string[], source: Sqlite): Promise<Map<string, TargetColumn[]>> {
   const { rows } = await sql<{ table: string; name: string; type: string }>`
     select table_name as "table", column_name as name, data_type as type from information_schema.columns
     where table_schema = current_schema() order by table_name, ordinal_position`.execute(db)
@@ -195,7 +199,7 @@ async function targetColumns(db: Kysely<any>, tables: readonly string[], source:
 }
 
 /** Tables ordered so that every table comes after those its foreign keys point to. */
-async function foreignKeyOrder(db: Kysely<any>, tables: readonly string[]): Promise<string[]> {
+async function foreignKeyOrder(db: AnyDb, tables: readonly string[]): Promise<string[]> {
   const { rows } = await sql<{ child: string; parent: string }>`
     select c.relname as child, p.relname as parent from pg_constraint k
     join pg_class c on c.oid = k.conrelid join pg_class p on p.oid = k.confrelid
@@ -274,7 +278,7 @@ function forTarget(table: string, column: TargetColumn, value: unknown): unknown
 
 const sizeOf = (value: unknown) => (typeof value === 'string' ? value.length * 2 : value instanceof Uint8Array ? value.byteLength : 8)
 
-async function copyTable(source: Sqlite, trx: Kysely<any>, table: string, columns: readonly TargetColumn[], batchRows: number) {
+async function copyTable(source: Sqlite, trx: AnyDb, table: string, columns: readonly TargetColumn[], batchRows: number) {
   const sorted = [...columns].sort((a, b) => (a.name < b.name ? -1 : 1))
   const names = sorted.map((c) => c.name)
   const perBatch = Math.max(1, Math.min(batchRows, Math.floor(MAX_PARAMETERS / names.length)))
@@ -306,7 +310,7 @@ async function copyTable(source: Sqlite, trx: Kysely<any>, table: string, column
 }
 
 /** Reads a table back through a cursor, integers as text (exact past 2^53), and checksums it as the source was. */
-async function checksumTarget(trx: Kysely<any>, table: string, columns: readonly TargetColumn[]) {
+async function checksumTarget(trx: AnyDb, table: string, columns: readonly TargetColumn[]) {
   const sorted = [...columns].sort((a, b) => (a.name < b.name ? -1 : 1))
   const selected = sorted.map((c) => (c.kind === 'integer' ? sql`${sql.ref(c.name)}::text as ${sql.ref(c.name)}` : sql.ref(c.name)))
   const checksum = new Checksum()
