@@ -170,7 +170,8 @@ async function load(workload: Workload, bases: readonly string[], token: string)
         const base = bases[next++ % bases.length]!
         const response = await fetch(request(workload, base, token))
         const text = await response.text()
-        if (response.status >= 300 || (workload === 'mcp' && !text.includes('"result"'))) failed = `${workload} on ${base}: ${response.status} ${text.slice(0, 200)}`
+        if (response.status >= 300 || (workload === 'mcp' && !text.includes('"result"')))
+          failed = `${workload} on ${base}: ${response.status} ${text.slice(0, 200)}`
         else done++
       }
     }),
@@ -183,7 +184,8 @@ async function load(workload: Workload, bases: readonly string[], token: string)
 }
 
 // Warm every instance up on every workload (JIT, compiled statements, connection pools).
-for (const config of CONFIGS) for (const workload of WORKLOADS) for (const base of config.bases) for (let i = 0; i < 200; i++) await fetch(request(workload, base, config.token))
+for (const config of CONFIGS)
+  for (const workload of WORKLOADS) for (const base of config.bases) for (let i = 0; i < 200; i++) await fetch(request(workload, base, config.token))
 
 const samples = new Map<string, number[]>()
 const cpu = new Map<string, number[]>()
@@ -217,7 +219,10 @@ const result: Record<string, unknown> = {
   duration_s: DURATION,
   concurrency: CONCURRENCY,
 }
-const rows: string[] = ['| request | SQLite ×1 req/s | PostgreSQL ×1 req/s | PostgreSQL ×2 req/s | PG ×1 ÷ SQLite ×1 | PG ×2 ÷ PG ×1 |', '|---|---|---|---|---|---|']
+const rows: string[] = [
+  '| request | SQLite ×1 req/s | PostgreSQL ×1 req/s | PostgreSQL ×2 req/s | PG ×1 ÷ SQLite ×1 | PG ×2 ÷ PG ×1 |',
+  '|---|---|---|---|---|---|',
+]
 for (const workload of WORKLOADS) {
   const m = (config: string) => median(samples.get(`${workload} ${config}`)!)
   const c = (config: string) => Math.round(median(cpu.get(`${workload} ${config}`)!))

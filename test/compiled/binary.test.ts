@@ -1,5 +1,13 @@
 // The compiled binary end to end: built once by scripts/build.ts, spawned as a real process, driven over real HTTP.
-import { dropTestDatabase, emptyTestDatabase, ON_POSTGRES, openTestReader, TEST_DATABASE_KIND, TEST_DATABASE_URL, testDatabaseFor } from '../helpers/database.ts'
+import {
+  dropTestDatabase,
+  emptyTestDatabase,
+  ON_POSTGRES,
+  openTestReader,
+  TEST_DATABASE_KIND,
+  TEST_DATABASE_URL,
+  testDatabaseFor,
+} from '../helpers/database.ts'
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
