@@ -64,8 +64,8 @@ describe('docs/examples/compose.yaml', () => {
       for (const name of Object.keys(service.environment ?? {}).filter((key) => key.startsWith('AGENTBOX_')))
         expect({ name, read: CONFIG_SOURCE.includes(name) }).toEqual({ name, read: true })
     for (const [, service] of Object.entries(compose.services)) {
-      if (!service.command || service.command[0] !== '/usr/local/bin/agentbox') continue
-      expect(USAGE).toMatch(new RegExp(`^  agentbox \\[?${service.command[1]}\\b`, 'm'))
+      if (service.command?.[0] !== '/usr/local/bin/agentbox') continue
+      expect(USAGE).toMatch(new RegExp(`^  agentbox \\[?${service.command![1]}\\b`, 'm'))
       for (const flag of service.command.filter((part) => part.startsWith('--'))) expect(USAGE).toContain(flag)
     }
   })
