@@ -134,6 +134,8 @@ describe.skipIf(!hasChromium)('agents in the console', () => {
     await page.getByText('v1 is live now.').waitFor()
     await status.getByText('Live: v1').waitFor()
     await draftChip.waitFor({ state: 'detached' })
+    // The versions list is fetched again after the switch: its v1 row gets the Live chip when that answer is in.
+    await v1.locator('.chip-live', { hasText: 'Live' }).waitFor()
     expect(await v1.textContent()).toContain('Live')
 
     // Members: an unknown e-mail is refused at the field; the viewer is added.

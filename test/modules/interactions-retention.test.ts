@@ -25,11 +25,15 @@ async function seed(days: number, perDay: number): Promise<{ adminToken: string 
   const clock = new ManualClock(0)
   const store = new InteractionsService(t.server.database.db, clock)
   const start = Date.parse(NOW) - days * DAY
+  // A day's interactions at once (each takes its instant from the clock when called): the group commit writes them in
+  // a few batches.
   for (let d = 0; d <= days; d++) {
+    const recording: Promise<unknown>[] = []
     for (let i = 0; i < perDay; i++) {
       clock.set(start + d * DAY + Math.floor((i / perDay) * DAY) - (Date.parse(NOW) % DAY))
-      await store.record(ids[i % 3]!, { kind: i % 4 ? 'mcp_tool' : 'api_action', apiTitle: `t${i % 5}`, action: 'a', isError: false })
+      recording.push(store.record(ids[i % 3]!, { kind: i % 4 ? 'mcp_tool' : 'api_action', apiTitle: `t${i % 5}`, action: 'a', isError: false }))
     }
+    await Promise.all(recording)
   }
   return { adminToken }
 }

@@ -281,15 +281,23 @@ describe('exactness of the organisation rollup', () => {
     let seed = 42
     const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
     const users = [admin.id, alice.id, bob.id]
+    // Recorded 100 at a time (each takes its instant from the clock when called): the group commit writes them and
+    // their rollups in batches that span many days, users and titles.
+    const recording: Promise<unknown>[] = []
     for (let i = 0; i < 3000; i++) {
       clock.set(Date.parse('2027-03-01T00:00:00Z') + Math.floor(random() * 120 * 86_400_000))
-      await store.record(users[Math.floor(random() * 3)]!, {
-        kind: i % 2 ? 'api_action' : 'mcp_tool',
-        apiTitle: `title-${Math.floor(random() * 7)}`,
-        action: 'a',
-        isError: false,
-      })
+      recording.push(
+        store.record(users[Math.floor(random() * 3)]!, {
+          kind: i % 2 ? 'api_action' : 'mcp_tool',
+          apiTitle: `title-${Math.floor(random() * 7)}`,
+          action: 'a',
+          isError: false,
+        }),
+      )
+      if (recording.length === 100) await Promise.all(recording.splice(0))
     }
+    await Promise.all(recording)
+    expect(await t.sql.count('interactions', "created_at >= '2027-03-01'")).toBe(3000)
     const range = { start_date: '2027-03-01', end_date: '2027-06-28' }
     // The rows themselves, not an index or a rollup (NOT INDEXED is SQLite's; PostgreSQL reads the table here anyway).
     const notIndexed = ON_POSTGRES ? '' : 'NOT INDEXED'
