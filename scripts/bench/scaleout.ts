@@ -8,7 +8,7 @@
 // process: C fetch loops for D seconds per run, configurations rotated per round, R rounds, medians. Every answer must
 // be 2xx (exit 1 otherwise).
 //
-//   bun scripts/bench/scaleout.ts --postgres URL [--rounds 3] [--duration 5] [--concurrency 16] [--json FILE]
+//   bun scripts/bench/scaleout.ts --postgres URL [--rounds 3] [--duration 5] [--concurrency 16] [--workloads me,record,mcp] [--json FILE]
 //
 // URL: an empty PostgreSQL database (the instances migrate it). Target: two instances ≥ 1.6× one on record. Read the
 // figures with the machine in mind: on 2 cores the load generator, PostgreSQL and the instances share them, so a second
@@ -29,6 +29,7 @@ const { values: opts } = parseArgs({
     duration: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
     json: { type: 'string' },
+    workloads: { type: 'string', default: 'me,record,mcp' },
   },
 })
 if (!opts.postgres) {
@@ -125,7 +126,11 @@ const me = await call(pg2.base, 'GET', '/api/auth/me', pgToken)
 if (me.email !== 'admin@example.com') throw new Error('the second instance does not accept the first one’s token')
 
 type Workload = 'me' | 'record' | 'mcp'
-const WORKLOADS: readonly Workload[] = ['me', 'record', 'mcp']
+const WORKLOADS = opts.workloads!.split(',') as Workload[]
+if (WORKLOADS.length === 0 || WORKLOADS.some((w) => !['me', 'record', 'mcp'].includes(w))) {
+  console.error('--workloads: a comma-separated list of me, record, mcp')
+  process.exit(2)
+}
 const CONFIGS = [
   { name: 'sqlite ×1', bases: [sqlite.base], token: sqliteToken },
   { name: 'postgres ×1', bases: [pg1.base], token: pgToken },

@@ -1,7 +1,7 @@
 // Group commit for the interaction store: inserts that arrive while one commits share the next transaction.
 import type { CompiledQuery, Kysely } from 'kysely'
 import { kindOf } from '../../platform/db/dialect.ts'
-import { rollUpInsights } from '../../platform/db/insights-rollups.ts'
+import { insertWithRollupsPostgres, rollUpInsights } from '../../platform/db/insights-rollups.ts'
 import type { DatabaseKind } from '../../platform/db/target.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
@@ -109,6 +109,8 @@ export class GroupCommitInserts {
 
   /** The rows and the insights rollups that count them, in one transaction (the summary's rollups are triggers). */
   async #commitRows(rows: InteractionsTable[]): Promise<void> {
+    // PostgreSQL: one statement, one round trip, whatever the batch's size (each round trip is another process's turn).
+    if (this.#kind === 'postgres') return insertWithRollupsPostgres(this.#db, rows)
     await this.#db.transaction().execute(async (trx) => {
       let first = Number.POSITIVE_INFINITY
       let last = 0
@@ -119,7 +121,7 @@ export class GroupCommitInserts {
         first = Math.min(first, Number(insertId))
         last = Math.max(last, Number(insertId))
       }
-      await rollUpInsights(trx, this.#kind === 'sqlite' ? { kind: 'sqlite', first, last } : { kind: 'postgres', ids: rows.map((row) => row.id) })
+      await rollUpInsights(trx, { kind: 'sqlite', first, last })
     })
   }
 }
