@@ -213,9 +213,9 @@ const COLUMNS = [
  * PostgreSQL: inserts the rows and counts them into every rollup in ONE statement, so a group-committed batch is one
  * round trip (no BEGIN, no row-by-row INSERT, no COMMIT: a statement is its own transaction) and holds the rollups'
  * row locks only while PostgreSQL runs it. The rows go as one array per column (unnest), whatever their number, so the
- * statement's text is the same for every batch. They are inserted sorted by (day, title, user, kind): the remaining
- * per-row triggers (the summary's rollups) then lock their rows in one order in every writer, and each rollup part
- * sorts its aggregated rows by key, so two instances' batches queue behind each other's locks but never deadlock.
+ * statement's text is the same for every batch. Each rollup part sorts its aggregated rows by key, and so does the
+ * statement trigger that counts the summary's rollups (migration 0025): every writer locks the hot rows in one order,
+ * so two instances' batches queue behind each other's locks but never deadlock.
  * The WITH parts read the inserted rows from the INSERT's RETURNING (they cannot see each other's writes).
  */
 export async function insertWithRollupsPostgres(db: Kysely<Database>, rows: readonly InteractionsTable[]): Promise<void> {
@@ -224,7 +224,6 @@ export async function insertWithRollupsPostgres(db: Kysely<Database>, rows: read
   const inserted = sql`inserted as (
     insert into interactions (${names})
     select ${names} from unnest(${arrays}) as batch (${names})
-    order by substr(created_at, 1, 10), api_title, user_id, kind
     returning user_id, kind, api_title, action, is_error, duration_seconds, created_at)`
   const parts = ROLLUPS.map((rollup, i) => sql`${sql.raw(`rollup_${i}`)} as (${upsert(rollup, sql.raw('inserted'), sql.raw('true'), true)})`)
   await sql`with ${inserted}, ${sql.join(parts)} select 1`.execute(db)
