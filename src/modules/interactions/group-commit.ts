@@ -1,10 +1,11 @@
 // Group commit for the interaction store: inserts that arrive while one commits share the next transaction.
 import type { CompiledQuery, Kysely } from 'kysely'
 import { kindOf } from '../../platform/db/dialect.ts'
-import { insertWithRollupsPostgres, rollUpInsights } from '../../platform/db/insights-rollups.ts'
+import { insertWithRollupsPostgres, insightsRollupStatements } from '../../platform/db/insights-rollups.ts'
 import type { DatabaseKind } from '../../platform/db/target.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
+import { writeTransaction } from '../../platform/db/write-transaction.ts'
 
 const COLUMNS = [
   'id',
@@ -107,21 +108,29 @@ export class GroupCommitInserts {
     }
   }
 
-  /** The rows and the insights rollups that count them, in one transaction (the summary's rollups are triggers). */
+  /**
+   * The rows and the insights rollups that count them, in one transaction (the summary's rollups are triggers). On
+   * SQLite the whole batch runs as one synchronous piece on the writer (platform/db/write-transaction.ts).
+   */
   async #commitRows(rows: InteractionsTable[]): Promise<void> {
     // PostgreSQL: one statement, one round trip, whatever the batch's size (each round trip is another process's turn).
     if (this.#kind === 'postgres') return insertWithRollupsPostgres(this.#db, rows)
-    await this.#db.transaction().execute(async (trx) => {
-      let first = Number.POSITIVE_INFINITY
-      let last = 0
-      for (const row of rows) {
-        // SQLite reports each row's rowid; PostgreSQL has none, and the rollups find the rows by id there.
-        const { insertId } = await trx.executeQuery(this.#query(row))
-        if (insertId === undefined) continue
-        first = Math.min(first, Number(insertId))
-        last = Math.max(last, Number(insertId))
-      }
-      await rollUpInsights(trx, { kind: 'sqlite', first, last })
-    })
+    await writeTransaction(
+      this.#db,
+      async (run) => {
+        let first = Number.POSITIVE_INFINITY
+        let last = 0
+        for (const row of rows) {
+          // SQLite reports each row's rowid: the rollups find the batch by its range.
+          const { insertId } = await run(this.#query(row))
+          if (insertId === undefined) continue
+          first = Math.min(first, insertId)
+          last = Math.max(last, insertId)
+        }
+        for (const query of insightsRollupStatements(this.#db, { kind: 'sqlite', first, last })) await run(query)
+        // Records and their counts: nothing the authenticator remembers (users, sessions, tokens) changes with them.
+      },
+      { unstamped: true },
+    )
   }
 }

@@ -4,7 +4,7 @@
 // computes the duration bucket with the same SQL. SQLite picks the batch by rowid range after the rows' own inserts;
 // PostgreSQL (no rowid, and a round trip per statement) inserts the rows and counts them in one statement. Hence here
 // in platform/db.
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { type CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from './schema.ts'
 import type { InteractionsTable } from './tables/interactions.ts'
 import { DURATION_BUCKET_SQL } from './migrations/0008_insights.ts'
@@ -186,10 +186,24 @@ function upsert(rollup: Rollup, from: RawBuilder<unknown>, where: RawBuilder<unk
     on conflict (${columns}) do update set ${set}`
 }
 
+/** The SQLite upserts, compiled once (building and compiling them cost more than running them); only the rowids change. */
+let sqliteStatements: readonly CompiledQuery[] | null = null
+
+/** The statements that count the rows just inserted into every insights rollup (SQLite), to run in the same transaction. */
+export function insightsRollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): CompiledQuery[] {
+  if (sqliteStatements === null) {
+    const target = db as unknown as Kysely<Database>
+    const statements = ROLLUPS.map((rollup) => upsert(rollup, sql.raw('interactions'), sql`rowid between ${0} and ${0}`, false).compile(target))
+    // The batch's bounds are the only parameters: first and last rowid per statement.
+    if (statements.some((query) => query.parameters.length !== 2)) throw new Error('unexpected rollup parameters')
+    sqliteStatements = statements
+  }
+  return sqliteStatements.map((query) => ({ ...query, parameters: [rows.first, rows.last] }))
+}
+
 /** Counts the rows just inserted into every insights rollup (SQLite). Call inside the transaction that inserted them. */
 export async function rollUpInsights(trx: Kysely<Database>, rows: InsertedRows): Promise<void> {
-  const batch = sql`rowid between ${rows.first} and ${rows.last}`
-  for (const rollup of ROLLUPS) await upsert(rollup, sql.raw('interactions'), batch, false).execute(trx)
+  for (const query of insightsRollupStatements(trx, rows)) await trx.executeQuery(query)
 }
 
 /** The interaction columns, and the array type each is sent as to PostgreSQL's unnest. */
@@ -219,12 +233,22 @@ const COLUMNS = [
  * The WITH parts read the inserted rows from the INSERT's RETURNING (they cannot see each other's writes).
  */
 export async function insertWithRollupsPostgres(db: Kysely<Database>, rows: readonly InteractionsTable[]): Promise<void> {
+  postgresStatement ??= compilePostgresStatement(db)
+  await db.executeQuery({ ...postgresStatement, parameters: COLUMNS.map(([column]) => rows.map((row) => row[column] ?? null)) })
+}
+
+/** Compiled once: its only parameters are the column arrays, in COLUMNS order. */
+let postgresStatement: CompiledQuery | null = null
+
+function compilePostgresStatement(db: Kysely<Database>): CompiledQuery {
   const names = sql.raw(COLUMNS.map(([column]) => column).join(', '))
-  const arrays = sql.join(COLUMNS.map(([column, type]) => sql`cast(${rows.map((row) => row[column] ?? null)} as ${sql.raw(type)}[])`))
+  const arrays = sql.join(COLUMNS.map(([, type]) => sql`cast(${[]} as ${sql.raw(type)}[])`))
   const inserted = sql`inserted as (
     insert into interactions (${names})
     select ${names} from unnest(${arrays}) as batch (${names})
     returning user_id, kind, api_title, action, is_error, duration_seconds, created_at)`
   const parts = ROLLUPS.map((rollup, i) => sql`${sql.raw(`rollup_${i}`)} as (${upsert(rollup, sql.raw('inserted'), sql.raw('true'), true)})`)
-  await sql`with ${inserted}, ${sql.join(parts)} select 1`.execute(db)
+  const statement = sql`with ${inserted}, ${sql.join(parts)} select 1`.compile(db)
+  if (statement.parameters.length !== COLUMNS.length) throw new Error('unexpected batch parameters')
+  return statement
 }
