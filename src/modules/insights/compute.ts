@@ -246,7 +246,7 @@ async function approvals(db: Kysely<Database>, scope: InsightsScope, fromMs: num
     }
     if (page.length < APPROVAL_PAGE) break
     // The page's last id, whatever order a page read with others came back in.
-    after = page.reduce((last, row) => (row.id > last ? row.id : last), after)
+    for (const row of page) if (row.id > after) after = row.id
     await yieldToEventLoop()
   }
   return { waiting, median_decision_s: median(waits) }
