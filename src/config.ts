@@ -7,7 +7,7 @@ import type { Cidr } from './platform/outbound/address-policy.ts'
 import { parseTrustedProxies, TrustedProxyError } from './platform/http/client-address.ts'
 import { isPostgresUrl } from './platform/db/target.ts'
 
-export type Command = 'serve' | 'version' | 'backup' | 'help'
+export type Command = 'serve' | 'version' | 'backup' | 'migrate-to-postgres' | 'help'
 export type LicenseMode = 'production' | 'test'
 export type LlmProviderName = 'mock' | 'openai' | 'anthropic'
 export const LLM_PROVIDERS: readonly LlmProviderName[] = ['mock', 'openai', 'anthropic']
@@ -35,6 +35,8 @@ export interface Config {
   readonly command: Command
   /** For `backup`: where the copy goes. */
   readonly backupFile: string | null
+  /** For `migrate-to-postgres`: the data directory whose SQLite database is copied (--from) and where to (--to). */
+  readonly migration: { readonly from: string; readonly to: DatabaseUrl } | null
   readonly port: number
   readonly host: string
   /** Absolute path of the data dir; everything the instance owns lives under it (but the database on PostgreSQL). */
@@ -80,6 +82,8 @@ export const USAGE = `agentbox — the self-hosted agent platform in one binary
 Usage:
   agentbox [serve] [--port N] [--host ADDR] [--data DIR] [--database-url URL]   serve the platform (default)
   agentbox backup FILE [--data DIR] [--database-url URL]   write a consistent copy of the database
+  agentbox migrate-to-postgres --from DIR --to URL         copy a stopped instance's SQLite database into an empty
+                                                           PostgreSQL database, verified (the keys stay in DIR/secrets)
   agentbox version                                         print the version
   agentbox help                                            this text
 
@@ -99,7 +103,7 @@ Model providers: AGENTBOX_LLM_PROVIDER (mock|openai|anthropic; mock), AGENTBOX_L
 AGENTBOX_OPENAI_BASE_URL (an OpenAI-compatible server, e.g. http://localhost:11434/v1), AGENTBOX_OPENAI_API_KEY,
 AGENTBOX_ANTHROPIC_BASE_URL, AGENTBOX_ANTHROPIC_API_KEY, AGENTBOX_LLM_TIMEOUT_MS (60000).`
 
-const COMMANDS: readonly Command[] = ['serve', 'version', 'backup', 'help']
+const COMMANDS: readonly Command[] = ['serve', 'version', 'backup', 'migrate-to-postgres', 'help']
 
 function parsePort(raw: string, source: string): number {
   const port = Number(raw)
@@ -219,6 +223,8 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
         host: { type: 'string' },
         data: { type: 'string' },
         'database-url': { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -239,6 +245,14 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
   const backupFile = command === 'backup' ? (positionals[1] ?? null) : null
   if (command === 'backup' && !backupFile) throw new ConfigError('backup needs a target file: agentbox backup FILE')
   if (positionals.length > (command === 'backup' ? 2 : 1)) throw new ConfigError(`unexpected argument "${positionals.at(-1)}"`)
+  if ((values.from !== undefined || values.to !== undefined) && command !== 'migrate-to-postgres')
+    throw new ConfigError('--from and --to belong to migrate-to-postgres')
+  let migration: Config['migration'] = null
+  if (command === 'migrate-to-postgres') {
+    if (!values.from) throw new ConfigError('migrate-to-postgres needs the data directory to copy: --from DIR')
+    if (!values.to) throw new ConfigError('migrate-to-postgres needs the PostgreSQL database to copy into: --to postgres://user:password@host:5432/database')
+    migration = { from: resolve(values.from), to: loadDatabaseUrl(values.to, '--to')! }
+  }
 
   const logLevel = (env.AGENTBOX_LOG_LEVEL ?? 'info').toLowerCase()
   if (!LOG_LEVELS.includes(logLevel as LogLevel)) throw new ConfigError(`AGENTBOX_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
@@ -258,6 +272,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
   return Object.freeze({
     command,
     backupFile: backupFile ? resolve(backupFile) : null,
+    migration,
     port,
     host: values.host ?? env.AGENTBOX_HOST ?? '0.0.0.0',
     dataDir: resolve(dataDir),

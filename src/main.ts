@@ -1,4 +1,4 @@
-// The agentbox command line: serve (default) | backup FILE | version | help. Parses argv and dispatches, nothing else.
+// The agentbox command line: serve (default) | backup FILE | migrate-to-postgres | version | help. Parses argv and dispatches, nothing else.
 import { join } from 'node:path'
 import { ConfigError, loadConfig, USAGE } from './config.ts'
 import { DataDirInUseError } from './platform/data-dir-lock.ts'
@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { backupDatabaseFile, backupKeys, type SealedSecretsCount, sealedSecretsIn, sealedSecretsInPostgres } from './platform/db/backup.ts'
 import { createLogger, errorFields } from './platform/log.ts'
 import { backupSecretsReport, credentialKeyFiles } from './platform/secrets/index.ts'
+import { migrateToPostgres } from './migrate-to-postgres.ts'
 import { createServer, DATABASE_FILE, ListenError } from './server.ts'
 import { VERSION } from './version.ts'
 
@@ -26,6 +27,11 @@ async function main(argv: string[]): Promise<number> {
     case 'version':
       process.stdout.write(`agentbox ${VERSION}\n`)
       return 0
+    case 'migrate-to-postgres':
+      return migrateToPostgres(config.migration!.from, config.migration!.to.url, {
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      })
     case 'backup':
       try {
         let keys: string | null

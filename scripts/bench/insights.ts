@@ -5,7 +5,11 @@
 // for the interaction summaries (daily, weekly, monthly). Then GET /api/auth/me throughput and p99 while one client
 // loops the member's full-year insights, against the same load without it.
 //
-//   bun scripts/bench/insights.ts [--rows 1000000] [--users 50] [--reps 5] [--duration 5] [--json FILE]
+//   bun scripts/bench/insights.ts [--rows 1000000] [--users 50] [--reps 5] [--duration 5] [--json FILE] [--postgres URL]
+//
+// With --postgres (an empty PostgreSQL database), the loaded SQLite database is copied there by `agentbox
+// migrate-to-postgres` (timed), the server runs on PostgreSQL, and the naive queries run on PostgreSQL too (the full
+// scans with index scans switched off for the session, as SQLite's NOT INDEXED).
 //
 // Targets: insights and summaries ≥ 100× faster than the naive computation, for admins and members; auth/me keeps ≥ 50 % of its
 // undisturbed throughput and a p99 under 25 ms while insights loop.
@@ -16,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Kysely } from 'kysely'
+import pg from 'pg'
 import { BunSqliteDialect } from 'kysely-bun-sqlite'
 import { rollUpInsights } from '../../src/platform/db/insights-rollups.ts'
 import type { Database } from '../../src/platform/db/schema.ts'
@@ -30,8 +35,10 @@ const { values: opts } = parseArgs({
     reps: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5' },
     json: { type: 'string' },
+    postgres: { type: 'string' },
   },
 })
+const POSTGRES = opts.postgres ?? null
 const ROWS = intOption(opts.rows!, '--rows')
 const USERS = intOption(opts.users!, '--users')
 const REPS = intOption(opts.reps!, '--reps')
@@ -40,6 +47,7 @@ const ROOT = join(import.meta.dir, '..', '..')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const PASSWORD = 'a long enough bench password'
 const DAY_MS = 86_400_000
+let migrateSeconds = 0
 const dir = mkdtempSync(join(tmpdir(), 'agentbox-bench-insights-'))
 const children = new Set<Subprocess>()
 process.on('exit', () => {
@@ -63,13 +71,19 @@ async function call(base: string, method: string, path: string, token: string, b
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`)
   return json
 }
-async function startServer(): Promise<{ base: string; proc: Subprocess }> {
+async function startServer(onPostgres = false): Promise<{ base: string; proc: Subprocess }> {
   const port = await freePort()
   const proc = Bun.spawn(
     [process.execPath, join(ROOT, 'src', 'main.ts'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', join(dir, 'data')],
     {
       cwd: ROOT,
-      env: { ...process.env, AGENTBOX_LICENSE_MODE: 'test', AGENTBOX_SETUP_TOKEN: SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        AGENTBOX_LICENSE_MODE: 'test',
+        AGENTBOX_SETUP_TOKEN: SETUP_TOKEN,
+        AGENTBOX_LOG_LEVEL: 'warn',
+        AGENTBOX_DATABASE_URL: onPostgres && POSTGRES ? POSTGRES : '',
+      },
       stdout: 'ignore',
       stderr: 'inherit',
     },
@@ -171,45 +185,84 @@ console.log(`  loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)
 const FROM = new Date(firstDay).toISOString().slice(0, 10)
 const TO = new Date(today).toISOString().slice(0, 10)
 
-function naive(userId: string | null) {
-  const db = new Sqlite(dbPath, { readonly: true })
-  const who = userId === null ? '' : 'AND user_id = $user'
-  const args = { $from: `${FROM}T00:00:00.000Z`, $to: `${TO}T99`, ...(userId === null ? {} : { $user: userId }) }
-  const perDay = db
-    .query(`SELECT substr(created_at, 1, 10) AS day, kind, count(*) AS n FROM interactions WHERE created_at >= $from AND created_at < $to ${who} GROUP BY 1, 2`)
-    .all(args) as { day: string; kind: string; n: number }[]
-  const tools = db
-    .query(
-      `SELECT api_title, action, count(*) AS n FROM interactions WHERE kind = 'mcp_tool' AND created_at >= $from AND created_at < $to ${who} GROUP BY 1, 2 ORDER BY n DESC, api_title, action LIMIT 10`,
-    )
-    .all(args) as { api_title: string; action: string; n: number }[]
-  const apps = db
-    .query(
-      `SELECT api_title, count(*) AS n FROM interactions WHERE kind = 'api_action' AND created_at >= $from AND created_at < $to ${who} GROUP BY 1 ORDER BY n DESC, api_title LIMIT 10`,
-    )
-    .all(args) as { api_title: string; n: number }[]
-  const errors = db.query(`SELECT count(*) AS n, sum(is_error) AS e FROM interactions WHERE created_at >= $from AND created_at < $to ${who}`).get(args) as {
-    n: number
-    e: number
+/**
+ * The naive queries' connection: the SQLite file read-only, or a PostgreSQL client. `?` placeholders; numbers read as
+ * numbers on both. `indexed: false` reads every row (SQLite: NOT INDEXED; PostgreSQL: index scans off for the query).
+ */
+const naiveClients = new Map<boolean, Promise<pg.Client>>()
+function naiveClient(indexed: boolean): Promise<pg.Client> {
+  let client = naiveClients.get(indexed)
+  if (!client) {
+    client = (async () => {
+      const connection = new pg.Client({ connectionString: POSTGRES! })
+      await connection.connect()
+      if (!indexed) await connection.query('SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off')
+      return connection
+    })()
+    naiveClients.set(indexed, client)
   }
-  const active = db
-    .query(
-      `SELECT substr(created_at, 1, 10) AS day, count(DISTINCT user_id) AS n FROM interactions WHERE created_at >= $from AND created_at < $to ${who} GROUP BY 1`,
+  return client
+}
+
+async function naiveQuery<Row>(text: string, parameters: unknown[], indexed = true): Promise<Row[]> {
+  if (!POSTGRES) {
+    const db = new Sqlite(dbPath, { readonly: true })
+    try {
+      return db.query(indexed ? text : text.replace('FROM interactions', 'FROM interactions NOT INDEXED')).all(...(parameters as never[])) as Row[]
+    } finally {
+      db.close()
+    }
+  }
+  // One connection per mode, kept: the naive figure is the query's time, not a connection's set-up.
+  const client = await naiveClient(indexed)
+  let n = 0
+  const { rows } = await client.query(
+    text.replace(/\?/g, () => `$${++n}`),
+    parameters,
+  )
+  return rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) && k !== 'day' && k !== 'bucket' ? Number(v) : v]),
+    ),
+  ) as Row[]
+}
+
+async function naive(userId: string | null) {
+  const who = userId === null ? '' : 'AND user_id = ?'
+  const args = [`${FROM}T00:00:00.000Z`, `${TO}T99`, ...(userId === null ? [] : [userId])]
+  const perDay = await naiveQuery<{ day: string; kind: string; n: number }>(
+    `SELECT substr(created_at, 1, 10) AS day, kind, count(*) AS n FROM interactions WHERE created_at >= ? AND created_at < ? ${who} GROUP BY 1, 2`,
+    args,
+  )
+  const tools = await naiveQuery<{ api_title: string; action: string; n: number }>(
+    `SELECT api_title, action, count(*) AS n FROM interactions WHERE kind = 'mcp_tool' AND created_at >= ? AND created_at < ? ${who} GROUP BY 1, 2 ORDER BY n DESC, api_title, action LIMIT 10`,
+    args,
+  )
+  const apps = await naiveQuery<{ api_title: string; n: number }>(
+    `SELECT api_title, count(*) AS n FROM interactions WHERE kind = 'api_action' AND created_at >= ? AND created_at < ? ${who} GROUP BY 1 ORDER BY n DESC, api_title LIMIT 10`,
+    args,
+  )
+  const errors = (
+    await naiveQuery<{ n: number; e: number }>(
+      `SELECT count(*) AS n, sum(is_error) AS e FROM interactions WHERE created_at >= ? AND created_at < ? ${who}`,
+      args,
     )
-    .all(args) as { day: string; n: number }[]
+  )[0]!
+  const active = await naiveQuery<{ day: string; n: number }>(
+    `SELECT substr(created_at, 1, 10) AS day, count(DISTINCT user_id) AS n FROM interactions WHERE created_at >= ? AND created_at < ? ${who} GROUP BY 1`,
+    args,
+  )
   const durations = (
-    db
-      .query(
-        `SELECT duration_seconds * 1000.0 AS ms FROM interactions WHERE duration_seconds IS NOT NULL AND created_at >= $from AND created_at < $to ${who} ORDER BY 1`,
-      )
-      .all(args) as { ms: number }[]
-  ).map((row) => row.ms)
-  db.close()
+    await naiveQuery<{ ms: number }>(
+      `SELECT duration_seconds * 1000.0 AS ms FROM interactions WHERE duration_seconds IS NOT NULL AND created_at >= ? AND created_at < ? ${who} ORDER BY 1`,
+      args,
+    )
+  ).map((row) => Number(row.ms))
   const rank = (p: number) => durations[Math.max(1, Math.ceil((p / 100) * durations.length)) - 1] ?? null
   return { perDay, tools, apps, errorRate: Math.round((errors.e / errors.n) * 10_000) / 10_000, active, p50: rank(50), p95: rank(95) }
 }
 
-function check(label: string, fast: any, slow: ReturnType<typeof naive>): void {
+function check(label: string, fast: any, slow: Awaited<ReturnType<typeof naive>>): void {
   const problems: string[] = []
   const days = new Map<string, { mcp_tool: number; api_action: number }>()
   for (const row of slow.perDay) days.set(row.day, { ...(days.get(row.day) ?? { mcp_tool: 0, api_action: 0 }), [row.kind]: row.n })
@@ -240,7 +293,26 @@ function check(label: string, fast: any, slow: ReturnType<typeof naive>): void {
   }
 }
 
-server = await startServer()
+if (POSTGRES) {
+  // The loaded instance copied by the command an operator runs; the copy's time is a figure of its own.
+  const started = performance.now()
+  const copy = Bun.spawnSync([process.execPath, join(ROOT, 'src', 'main.ts'), 'migrate-to-postgres', '--from', join(dir, 'data'), '--to', POSTGRES], {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  if (copy.exitCode !== 0) {
+    console.error(`migrate-to-postgres failed:\n${copy.stderr}`)
+    process.exit(1)
+  }
+  migrateSeconds = (performance.now() - started) / 1000
+  console.log(`  copied to PostgreSQL by migrate-to-postgres in ${migrateSeconds.toFixed(1)} s`)
+  const analyse = new pg.Client({ connectionString: POSTGRES })
+  await analyse.connect()
+  await analyse.query('ANALYZE')
+  await analyse.end()
+}
+server = await startServer(true)
 const { access_token: ADMIN2 } = await call(server.base, 'POST', '/api/auth/login', '', { email: 'admin@example.com', password: PASSWORD })
 const { access_token: MEMBER } = await call(server.base, 'POST', '/api/auth/login', '', { email: 'member0@example.com', password: PASSWORD })
 const query = `/api/insights?from=${FROM}&to=${TO}`
@@ -249,6 +321,8 @@ const result: Record<string, unknown> = {
   date: new Date().toISOString().slice(0, 10),
   rows: ROWS,
   users: USERS,
+  database: POSTGRES ? 'postgres' : 'sqlite',
+  ...(POSTGRES ? { migrate_to_postgres_s: Math.round(migrateSeconds * 10) / 10 } : {}),
 }
 for (const [label, token, userId] of [
   ['admin', ADMIN2, null],
@@ -264,10 +338,10 @@ for (const [label, token, userId] of [
     fastTimes.push(performance.now() - started)
   }
   const slowTimes: number[] = []
-  let slow: ReturnType<typeof naive> | undefined
+  let slow: Awaited<ReturnType<typeof naive>> | undefined
   for (let i = 0; i < Math.max(1, Math.ceil(REPS / 2)); i++) {
     const started = performance.now()
-    slow = naive(userId)
+    slow = await naive(userId)
     slowTimes.push(performance.now() - started)
   }
   check(label, fast, slow!)
@@ -284,21 +358,18 @@ for (const [label, token, userId] of [
 // POST /api/interaction/summary (api_usage) over the same year, daily / weekly / monthly, against the naive GROUP BY over
 // the rows (a full scan, as without rollups or a per-user index); for members also the same GROUP BY through the
 // (user_id, created_at, api_title) index, reported beside it. Every count is checked equal, every other bucket empty.
-const BUCKET_SQL = { daily: 'substr(created_at, 1, 10)', weekly: "strftime('%G-W%V', created_at)", monthly: 'substr(created_at, 1, 7)' } as const
+const BUCKET_SQL = {
+  daily: 'substr(created_at, 1, 10)',
+  weekly: POSTGRES ? `to_char(cast(substr(created_at, 1, 10) as date), 'IYYY-"W"IW')` : "strftime('%G-W%V', created_at)",
+  monthly: 'substr(created_at, 1, 7)',
+} as const
 function naiveSummary(frame: keyof typeof BUCKET_SQL, userId: string | null, indexed: boolean) {
-  const db = new Sqlite(dbPath, { readonly: true })
-  const rows = db
-    .query(
-      `SELECT ${BUCKET_SQL[frame]} AS bucket, api_title, count(*) AS n FROM interactions ${indexed ? '' : 'NOT INDEXED'}
-       WHERE created_at >= $from AND created_at < $to ${userId === null ? '' : 'AND user_id = $user'} GROUP BY 1, 2`,
-    )
-    .all({ $from: `${FROM}T00:00:00.000Z`, $to: `${TO}T99`, ...(userId === null ? {} : { $user: userId }) }) as {
-    bucket: string
-    api_title: string
-    n: number
-  }[]
-  db.close()
-  return rows
+  return naiveQuery<{ bucket: string; api_title: string; n: number }>(
+    `SELECT ${BUCKET_SQL[frame]} AS bucket, api_title, count(*) AS n FROM interactions
+       WHERE created_at >= ? AND created_at < ? ${userId === null ? '' : 'AND user_id = ?'} GROUP BY 1, 2`,
+    [`${FROM}T00:00:00.000Z`, `${TO}T99`, ...(userId === null ? [] : [userId])],
+    indexed,
+  )
 }
 const summaries: Record<string, unknown> = {}
 for (const [label, token, userId] of [
@@ -315,17 +386,17 @@ for (const [label, token, userId] of [
       fast = await call(server.base, 'POST', '/api/interaction/summary', token, body)
       fastTimes.push(performance.now() - started)
     }
-    const timeNaive = (indexed: boolean) => {
+    const timeNaive = async (indexed: boolean) => {
       const times: number[] = []
-      let rows: ReturnType<typeof naiveSummary> = []
+      let rows: Awaited<ReturnType<typeof naiveSummary>> = []
       for (let i = 0; i < Math.max(1, Math.ceil(REPS / 2)); i++) {
         const started = performance.now()
-        rows = naiveSummary(frame, userId, indexed)
+        rows = await naiveSummary(frame, userId, indexed)
         times.push(performance.now() - started)
       }
       return { rows, ms: median(times) }
     }
-    const slow = timeNaive(false)
+    const slow = await timeNaive(false)
     const want = new Map(slow.rows.map((row) => [`${row.bucket}\n${row.api_title}`, row.n]))
     let seen = 0
     for (const [bucket, titles] of Object.entries(fast))
@@ -343,7 +414,7 @@ for (const [label, token, userId] of [
     const ours = median(fastTimes)
     const entry: Record<string, number> = { summary_ms: Math.round(ours * 100) / 100, naive_ms: Math.round(slow.ms), speedup: Math.round(slow.ms / ours) }
     if (userId !== null) {
-      const indexed = timeNaive(true)
+      const indexed = await timeNaive(true)
       entry.naive_indexed_ms = Math.round(indexed.ms * 10) / 10
       entry.speedup_vs_indexed = Math.round((indexed.ms / ours) * 10) / 10
     }

@@ -1,5 +1,13 @@
 // The compiled binary end to end: built once by scripts/build.ts, spawned as a real process, driven over real HTTP.
-import { ON_POSTGRES, openTestReader, TEST_DATABASE_KIND, testDatabaseFor } from '../helpers/database.ts'
+import {
+  dropTestDatabase,
+  emptyTestDatabase,
+  ON_POSTGRES,
+  openTestReader,
+  TEST_DATABASE_KIND,
+  TEST_DATABASE_URL,
+  testDatabaseFor,
+} from '../helpers/database.ts'
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -664,5 +672,54 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
   test('reports compiled-metrics (binary size, cold start, idle RSS)', () => {
     expect(metrics.binary_bytes).toBeGreaterThan(1_000_000)
     console.log(`compiled-metrics: ${JSON.stringify({ ...metrics, binary_mib: Math.round((metrics.binary_bytes! / 1024 / 1024) * 10) / 10 })}`)
+  })
+})
+
+describe('agentbox migrate-to-postgres in the binary', () => {
+  test('refusals: a missing data directory is exit 1 with the reason, a URL that is not PostgreSQL exit 2, no password printed', () => {
+    const missing = spawnCli('migrate-to-postgres', '--from', join(tmp, 'nowhere'), '--to', 'postgres://a:pw-never-printed@127.0.0.1:1/db')
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain(`no data directory at ${join(tmp, 'nowhere')}`)
+    const notPostgres = spawnCli('migrate-to-postgres', '--from', tmp, '--to', 'mysql://a:pw-never-printed@db/x')
+    expect(notPostgres.code).toBe(2)
+    expect(notPostgres.stderr).toContain('--to must be a PostgreSQL URL')
+    expect(missing.stderr + notPostgres.stderr).not.toContain('pw-never-printed')
+  })
+
+  // The copy needs a PostgreSQL server: the suite's run on PostgreSQL gives one.
+  test.skipIf(!TEST_DATABASE_URL)('an instance the binary ran on SQLite is copied by the binary and served from PostgreSQL by it', async () => {
+    const dataDir = join(tmp, 'to-postgres')
+    const setupToken = 'compiled-migrate-setup-token-0123456789'
+    const sqlite = await launchServer({ command: [BIN], dataDir, env: { AGENTBOX_DATABASE_URL: '', AGENTBOX_SETUP_TOKEN: setupToken } })
+    const setup = await http(sqlite, 'POST', '/api/tenant/setup', {
+      token: setupToken,
+      body: { license_token: issueTestLicense(), admin_email: ADMIN.email, admin_name: ADMIN.name, admin_password: ADMIN.password },
+    })
+    expect(setup.status).toBe(200)
+    const admin = (await http(sqlite, 'POST', '/api/auth/login', { body: { email: ADMIN.email, password: ADMIN.password } })).body.access_token
+    expect((await http(sqlite, 'POST', '/api/users', { token: admin, body: MEMBER })).status).toBe(201)
+    const recorded = await http(sqlite, 'POST', '/api/interaction/record-mcp-tool', { token: admin, body: { mcp_server_name: 'Jira', tool_name: 'search' } })
+    expect(recorded.status).toBe(200)
+    const users = (await http(sqlite, 'GET', '/api/users', { token: admin })).body
+    expect(await stop(sqlite, 'SIGTERM')).toBe(0)
+
+    const target = await emptyTestDatabase(join(tmp, 'to-postgres-key'))
+    try {
+      const url = target.kind === 'postgres' ? target.url : ''
+      const copied = spawnCli('migrate-to-postgres', '--from', dataDir, '--to', url)
+      expect(copied.stderr).toBe('')
+      expect(copied.code).toBe(0)
+      expect(copied.stdout).toMatch(/^ {2}users: 3 rows, count and checksum match$/m)
+      expect(copied.stdout).toMatch(/^ {2}interactions: 1 rows, count and checksum match$/m)
+      const onPostgres = await launchServer({ command: [BIN], dataDir, env: { AGENTBOX_DATABASE_URL: url } })
+      expect((await http(onPostgres, 'GET', '/api/users', { token: admin })).body).toEqual(users)
+      const login = await http(onPostgres, 'POST', '/api/auth/login', { body: { email: MEMBER.email, password: MEMBER.password } })
+      expect(login.status).toBe(200)
+      const history = (await http(onPostgres, 'GET', '/api/interactions', { token: admin })).body
+      expect(history.items.map((item: { id: string }) => item.id)).toEqual([recorded.body.id])
+      expect(await stop(onPostgres, 'SIGTERM')).toBe(0)
+    } finally {
+      await dropTestDatabase(join(tmp, 'to-postgres-key'))
+    }
   })
 })

@@ -127,3 +127,39 @@ describe('insights rollups', () => {
     }
   })
 })
+
+describe('a group-committed batch', () => {
+  test('with a faulty row: only that row fails, the others are stored as sent and counted once', async () => {
+    const service = t.server.modules.interactions.service
+    const before = ((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n
+    // Text PostgreSQL cannot hold as it is (U+0000) and its escape character, through the batch's arrays.
+    const titles = ['nul\u0000server', 'ffff\uffffserver', 'plain server']
+    const calls = Array.from({ length: 30 }, (_, i) =>
+      service.record(users[i % 3]!, {
+        kind: 'mcp_tool',
+        apiTitle: titles[i % 3]!,
+        action: `tool\u0000${i % 4}`,
+        isError: i % 5 === 0,
+        durationSeconds: i % 6 === 0 ? undefined : i / 7,
+        userInput: `input ${i}\u0000`,
+      }),
+    )
+    // A user id no row refers to: the foreign key refuses it, inside the same batch as the others.
+    const faulty = service.record('no-such-user', { kind: 'mcp_tool', apiTitle: 'plain server', action: 'tool', isError: false })
+    const results = await Promise.allSettled([...calls, faulty])
+    expect(results.slice(0, 30).every((result) => result.status === 'fulfilled')).toBe(true)
+    expect(results[30]!.status).toBe('rejected')
+    expect(((await t.sql.get('SELECT count(*) AS n FROM interactions')) as { n: number }).n).toBe(before + 30)
+    const stored = (
+      await sql<{ api_title: string; action: string; user_input: string }>`select api_title, action, user_input from interactions
+      where user_input like ${'input %'} order by api_title, action, user_input`.execute(t.server.database.db)
+    ).rows
+    expect(stored.length).toBe(30)
+    expect(new Set(stored.map((row) => row.api_title))).toEqual(new Set(titles))
+    expect(stored.filter((row) => row.user_input === 'input 7\u0000')).toEqual([{ api_title: titles[1]!, action: 'tool\u00003', user_input: 'input 7\u0000' }])
+    for (const rollup of ROLLUPS) {
+      const { stored, fromRows } = await compare(rollup)
+      expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
+    }
+  })
+})

@@ -1,7 +1,8 @@
 // The insights figures for a scope and a range of UTC days, read from the rollups of migrations 0006, 0008 and 0011 (never
 // from interaction rows, except one member's calls through one agent) in rounds of days. Runs in the insights worker
 // (insights-worker.ts) on its own read-only connection, so the request thread only waits.
-import type { Kysely } from 'kysely'
+import type { CompiledQuery, Kysely } from 'kysely'
+import { readTogether } from '../../platform/db/compiled-query.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { RunStatus } from '../../platform/db/tables/workflows.ts'
 import { median, nearestRank } from './percentiles.ts'
@@ -19,8 +20,8 @@ import {
   organisationDayTools,
   organisationMonthDurations,
   organisationMonthTools,
-  quietDays,
-  runCounts,
+  quietDaysQuery,
+  runCountsQuery,
   type ToolCount,
   userDayDurations,
   userDayKinds,
@@ -29,7 +30,7 @@ import {
   userMonthDurations,
   userMonthTools,
   userTools,
-  waitingGates,
+  waitingGatesQuery,
 } from './rollup-queries.ts'
 
 export interface Insights {
@@ -134,12 +135,14 @@ export async function computeInsights(
   const whole = agent === null ? await coverage(db, user, fromMs, toMs) : null
   if (whole) {
     const months = { first: whole.firstMonth, last: whole.lastMonth, user }
-    const [toolRows, durationRows] =
+    const [toolRows, durationRows] = await readTogether(
+      db,
       user === null
-        ? [await organisationMonthTools(db, months), await organisationMonthDurations(db, months)]
+        ? [organisationMonthTools.query(db, months), organisationMonthDurations.query(db, months)]
         : whole.allTime
-          ? [await userTools(db, months), await userDurations(db, months)]
-          : [await userMonthTools(db, months), await userMonthDurations(db, months)]
+          ? [userTools.query(db, months), userDurations.query(db, months)]
+          : [userMonthTools.query(db, months), userMonthDurations.query(db, months)],
+    )
     for (const row of toolRows) {
       countTool(row)
       // The organisation's failures come from its (day, kind) rollup, a member's from their tools.
@@ -162,26 +165,35 @@ export async function computeInsights(
       }
       countDurations(await agentDayDurations(db, days, agent.name))
       if (user === null) for (const row of await agentActiveDays(db, days, agent.name)) setActive(row)
+      for (const row of (await db.executeQuery(runCountsQuery(db, days, agent.id))).rows) runs[row.status] += Number(row.count)
     } else {
-      if (user === null)
-        for (const row of await organisationDayKinds(db, days)) {
-          countDay(row)
-          errors += Number(row.errors)
-        }
-      else for (const row of await userDayKinds(db, days)) countDay(row)
-      // Tools and durations of the days outside whole months (those came from the monthly rollups above).
-      for (const [first, last] of outside(days.first, days.last, whole)) {
-        const span = { first, last, user }
-        for (const row of await (user === null ? organisationDayTools(db, span) : userDayTools(db, span))) {
+      // The round's reads in one round trip (PostgreSQL; readTogether): per day and kind, the tools and durations of
+      // the days outside whole months, who was active (only the organisation asks: one person is active on the days
+      // they made calls, which the per-day counts already know), and the runs.
+      const parts = outside(days.first, days.last, whole).map(([first, last]) => ({ first, last, user }))
+      const reads: CompiledQuery<unknown>[] = [(user === null ? organisationDayKinds : userDayKinds).query(db, days), runCountsQuery(db, days, null)]
+      for (const span of parts)
+        reads.push(
+          (user === null ? organisationDayTools : userDayTools).query(db, span),
+          (user === null ? organisationDayDurations : userDayDurations).query(db, span),
+        )
+      if (user === null) reads.push(organisationActiveDays.query(db, days))
+      const [dayRows, runRows, ...partRows] = await readTogether(db, reads)
+      const activeRows = user === null ? partRows.pop()! : []
+      for (const row of dayRows as (DayKindCount & { errors?: number })[]) {
+        countDay(row)
+        if (user === null) errors += Number(row.errors)
+      }
+      for (let i = 0; i < partRows.length; i += 2) {
+        for (const row of partRows[i] as ToolCount[]) {
           countTool(row)
           if (user !== null) errors += Number(row.errors)
         }
-        countDurations(await (user === null ? organisationDayDurations(db, span) : userDayDurations(db, span)))
+        countDurations(partRows[i + 1] as BucketCount[])
       }
-      // One person is active on the days they made calls, which perDay already knows; only the organisation asks.
-      if (user === null) for (const row of await organisationActiveDays(db, days)) setActive(row)
+      for (const row of activeRows as { day: string; count: number }[]) setActive(row)
+      for (const row of runRows as { status: RunStatus; count: number }[]) runs[row.status] += Number(row.count)
     }
-    for (const row of await runCounts(db, days, agent?.id ?? null)) runs[row.status] += Number(row.count)
     took = performance.now() - began
     start += chunkDays * DAY_MS
     if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
@@ -213,14 +225,18 @@ export async function computeInsights(
 
 /** Gates waiting now, and the median wait of the decisions taken in the days (from the audit log). */
 async function approvals(db: Kysely<Database>, scope: InsightsScope, fromMs: number, toMs: number): Promise<Insights['approvals']> {
-  const waiting = await waitingGates(db, scope.userId, scope.agent?.id ?? null)
   const waits: number[] = []
   const since = `${dayKey(fromMs)}T00:00:00.000Z`
   const until = `${dayKey(toMs + DAY_MS)}T00:00:00.000Z`
+  // The gates waiting and the first page of decisions in one round trip (PostgreSQL).
+  const [[gates], firstPage] = await readTogether(db, [
+    waitingGatesQuery(db, scope.userId, scope.agent?.id ?? null),
+    approvalDecisions.query(db, { since, until, after: '' }),
+  ])
+  const waiting = Number(gates?.count ?? 0)
   let after = ''
   // Decisions a page at a time (ids grow with time), a turn of the event loop between pages.
-  for (;;) {
-    const page = await approvalDecisions(db, { since, until, after })
+  for (let page = firstPage; ; page = await approvalDecisions(db, { since, until, after })) {
     for (const row of page) {
       const details = JSON.parse(row.details) as { waited_s?: unknown; starter_id?: unknown; agent_id?: unknown }
       if (typeof details.waited_s !== 'number') continue
@@ -229,7 +245,8 @@ async function approvals(db: Kysely<Database>, scope: InsightsScope, fromMs: num
       waits.push(details.waited_s)
     }
     if (page.length < APPROVAL_PAGE) break
-    after = page.at(-1)!.id
+    // The page's last id, whatever order a page read with others came back in.
+    for (const row of page) if (row.id > after) after = row.id
     await yieldToEventLoop()
   }
   return { waiting, median_decision_s: median(waits) }
@@ -252,20 +269,30 @@ interface WholeMonths {
  * and no day of tools or durations. For a member with no interaction before or after the range, their totals.
  */
 async function coverage(db: Kysely<Database>, user: string | null, fromMs: number, toMs: number): Promise<WholeMonths | null> {
-  if (
-    user !== null &&
-    (await quietDays(db, { first: '0000-01-01', last: dayKey(fromMs - DAY_MS), user })) &&
-    (await quietDays(db, { first: dayKey(toMs + DAY_MS), last: '9999-12-31', user }))
-  )
-    return { firstMonth: '', lastMonth: '', firstDay: dayKey(fromMs), lastDay: dayKey(toMs), allTime: true }
   const from = new Date(fromMs)
   const to = new Date(toMs)
   let start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1)
   let end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1, 1) - DAY_MS
-  if (start < fromMs && !(await quietDays(db, { first: dayKey(start), last: dayKey(fromMs - DAY_MS), user })))
-    start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1)
-  if (end > toMs && !(await quietDays(db, { first: dayKey(toMs + DAY_MS), last: dayKey(end), user })))
-    end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), 1) - DAY_MS
+  // Every question asked at once (one round trip on PostgreSQL): whether the member has calls before or after the
+  // range, and whether the days of the end months outside it hold any.
+  const before = dayKey(fromMs - DAY_MS)
+  const after = dayKey(toMs + DAY_MS)
+  const questions = {
+    everBefore: user === null ? null : quietDaysQuery(db, { first: '0000-01-01', last: before, user }),
+    everAfter: user === null ? null : quietDaysQuery(db, { first: after, last: '9999-12-31', user }),
+    startMonth: start < fromMs ? quietDaysQuery(db, { first: dayKey(start), last: before, user }) : null,
+    endMonth: end > toMs ? quietDaysQuery(db, { first: after, last: dayKey(end), user }) : null,
+  }
+  const asked = Object.entries(questions).filter((entry): entry is [string, CompiledQuery<{ day: string }>] => entry[1] !== null)
+  const answers = await readTogether(
+    db,
+    asked.map(([, query]) => query),
+  )
+  const quiet = new Map(asked.map(([name], i) => [name, answers[i]!.length === 0]))
+  if (user !== null && quiet.get('everBefore') && quiet.get('everAfter'))
+    return { firstMonth: '', lastMonth: '', firstDay: dayKey(fromMs), lastDay: dayKey(toMs), allTime: true }
+  if (quiet.get('startMonth') === false) start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1)
+  if (quiet.get('endMonth') === false) end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), 1) - DAY_MS
   if (start > end) return null
   return {
     firstMonth: dayKey(start).slice(0, 7),

@@ -2,7 +2,7 @@
 // organisation and of a member (what the console and most clients ask) are compiled once: a member's year is a dozen
 // small reads, and building each with Kysely cost about as much as SQLite took to answer it. The rarer reads for one
 // agent are built per request.
-import { type Compilable, type Kysely, sql } from 'kysely'
+import { type Compilable, type CompiledQuery, type Kysely, sql } from 'kysely'
 import { compileOnce } from '../../platform/db/compiled-query.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionKind } from '../../platform/db/tables/interactions.ts'
@@ -45,9 +45,16 @@ export interface DayCount {
 type Names = keyof Span | 'firstAt' | 'lastAt'
 const NAMES: readonly Names[] = ['first', 'last', 'user', 'firstAt', 'lastAt']
 const valuesOf = (span: Span) => ({ ...span, firstAt: `${span.first}T00:00:00.000Z`, lastAt: `${span.last}T99` })
-const compiled = <Row>(build: (db: Kysely<Database>, p: Record<Names, string>) => Compilable<Row>) => {
+/** A span's read: run it alone, or take its `query` to run it with others (readTogether). */
+export interface SpanRead<Row> {
+  (db: Kysely<Database>, span: Span): Promise<Row[]>
+  query(db: Kysely<Database>, span: Span): CompiledQuery<Row>
+}
+const compiled = <Row>(build: (db: Kysely<Database>, p: Record<Names, string>) => Compilable<Row>): SpanRead<Row> => {
   const run = compileOnce<Database, Names, Row>(NAMES, build)
-  return (db: Kysely<Database>, span: Span) => run(db, valuesOf(span))
+  return Object.assign((db: Kysely<Database>, span: Span) => run(db, valuesOf(span)), {
+    query: (db: Kysely<Database>, span: Span) => run.query(db, valuesOf(span)),
+  })
 }
 
 /** The organisation's calls and failures per day and kind. */
@@ -153,8 +160,9 @@ const userActivity = compiled<{ day: string }>((db, p) =>
     .where('n', '>', sql.lit(0))
     .limit(sql.lit(1)),
 )
-export const quietDays = async (db: Kysely<Database>, span: Span): Promise<boolean> =>
-  (await (span.user === null ? organisationActivity(db, span) : userActivity(db, span))).length === 0
+/** Whether the days hold no interaction: the query answers no row. */
+export const quietDaysQuery = (db: Kysely<Database>, span: Span): CompiledQuery<{ day: string }> =>
+  (span.user === null ? organisationActivity : userActivity).query(db, span)
 
 /** How many people made at least one call, per day, for the organisation. */
 export const organisationActiveDays = compiled<DayCount>((db, p) =>
@@ -178,12 +186,12 @@ const runsBetween = (db: Kysely<Database>, p: Record<Names, string>) =>
 type RunCount = { status: RunStatus; count: number }
 const organisationRuns = compiled<RunCount>((db, p) => runsBetween(db, p))
 const userRuns = compiled<RunCount>((db, p) => runsBetween(db, p).where('starter_id', '=', p.user))
-export const runCounts = (db: Kysely<Database>, span: Span, agentId: string | null): Promise<RunCount[]> => {
-  if (agentId === null) return span.user === null ? organisationRuns(db, span) : userRuns(db, span)
+export const runCountsQuery = (db: Kysely<Database>, span: Span, agentId: string | null): CompiledQuery<RunCount> => {
+  if (agentId === null) return (span.user === null ? organisationRuns : userRuns).query(db, span)
   return runsBetween(db, { ...valuesOf(span), user: span.user ?? '' })
     .$if(span.user !== null, (qb) => qb.where('starter_id', '=', span.user!))
     .where('agent_id', '=', agentId)
-    .execute()
+    .compile()
 }
 
 /** Gates waiting now, of the organisation's runs, a user's, or one agent's. */
@@ -195,16 +203,13 @@ const waitingGatesOf = (db: Kysely<Database>) =>
     .where('r.status', '=', sql.lit('waiting_human'))
 const organisationWaitingGates = compiled<{ count: number }>((db) => waitingGatesOf(db))
 const userWaitingGates = compiled<{ count: number }>((db, p) => waitingGatesOf(db).where('r.starter_id', '=', p.user))
-export async function waitingGates(db: Kysely<Database>, user: string | null, agentId: string | null): Promise<number> {
+export function waitingGatesQuery(db: Kysely<Database>, user: string | null, agentId: string | null): CompiledQuery<{ count: number }> {
   const span = { first: '', last: '', user }
-  const [row] =
-    agentId === null
-      ? await (user === null ? organisationWaitingGates(db, span) : userWaitingGates(db, span))
-      : await waitingGatesOf(db)
-          .$if(user !== null, (qb) => qb.where('r.starter_id', '=', user!))
-          .where('r.agent_id', '=', agentId)
-          .execute()
-  return Number(row?.count ?? 0)
+  if (agentId === null) return (user === null ? organisationWaitingGates : userWaitingGates).query(db, span)
+  return waitingGatesOf(db)
+    .$if(user !== null, (qb) => qb.where('r.starter_id', '=', user!))
+    .where('r.agent_id', '=', agentId)
+    .compile()
 }
 
 /** Approval decisions recorded in [since, until) (ISO timestamps), by id after `after`, a page of 500. */

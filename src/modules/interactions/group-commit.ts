@@ -1,7 +1,7 @@
 // Group commit for the interaction store: inserts that arrive while one commits share the next transaction.
 import type { CompiledQuery, Kysely } from 'kysely'
 import { kindOf } from '../../platform/db/dialect.ts'
-import { insightsRollupStatements } from '../../platform/db/insights-rollups.ts'
+import { insertWithRollupsPostgres, insightsRollupStatements } from '../../platform/db/insights-rollups.ts'
 import type { DatabaseKind } from '../../platform/db/target.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
@@ -113,20 +113,21 @@ export class GroupCommitInserts {
    * SQLite the whole batch runs as one synchronous piece on the writer (platform/db/write-transaction.ts).
    */
   async #commitRows(rows: InteractionsTable[]): Promise<void> {
+    // PostgreSQL: one statement, one round trip, whatever the batch's size (each round trip is another process's turn).
+    if (this.#kind === 'postgres') return insertWithRollupsPostgres(this.#db, rows)
     await writeTransaction(
       this.#db,
       async (run) => {
         let first = Number.POSITIVE_INFINITY
         let last = 0
         for (const row of rows) {
-          // SQLite reports each row's rowid; PostgreSQL has none, and the rollups find the rows by id there.
+          // SQLite reports each row's rowid: the rollups find the batch by its range.
           const { insertId } = await run(this.#query(row))
           if (insertId === undefined) continue
           first = Math.min(first, insertId)
           last = Math.max(last, insertId)
         }
-        const inserted = this.#kind === 'sqlite' ? ({ kind: 'sqlite', first, last } as const) : ({ kind: 'postgres', ids: rows.map((row) => row.id) } as const)
-        for (const query of insightsRollupStatements(this.#db, inserted)) await run(query)
+        for (const query of insightsRollupStatements(this.#db, { kind: 'sqlite', first, last })) await run(query)
         // Records and their counts: nothing the authenticator remembers (users, sessions, tokens) changes with them.
       },
       { unstamped: true },

@@ -1,99 +1,254 @@
 // The insights rollups of migrations 0008 and 0011, brought up to date for rows just inserted into `interactions`: one
 // aggregated upsert per rollup for a whole group-committed batch, instead of one per row and rollup in a trigger
 // (that cost ~110 µs per recorded interaction). Deletes (retention) are still taken out by the delete trigger, which
-// computes the duration bucket with the same SQL. The batch is picked by rowid range on SQLite, by id on PostgreSQL
-// (which has no rowid), hence here in platform/db.
+// computes the duration bucket with the same SQL. SQLite picks the batch by rowid range after the rows' own inserts;
+// PostgreSQL (no rowid, and a round trip per statement) inserts the rows and counts them in one statement. Hence here
+// in platform/db.
 import { type CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from './schema.ts'
+import type { InteractionsTable } from './tables/interactions.ts'
 import { DURATION_BUCKET_SQL } from './migrations/0008_insights.ts'
-import type { DatabaseKind } from './target.ts'
 
 const BUCKET = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)'))
 const DAY = sql.raw('substr(created_at, 1, 10)')
 const MONTH = sql.raw('substr(created_at, 1, 7)')
 
+/** The rows just inserted on SQLite, by rowid (one writer, one transaction: they are contiguous). */
+export type InsertedRows = { readonly kind: 'sqlite'; readonly first: number; readonly last: number }
+
 /**
- * The rows just inserted: on SQLite by rowid (one writer, one transaction: they are contiguous), on PostgreSQL by id
- * (the primary key; sequences give no contiguous range when transactions run side by side).
+ * One insights rollup: its key columns with the expression each is computed by, whether it counts failures too, and
+ * whether it counts only calls with a duration (the histograms).
  */
-export type InsertedRows =
-  | { readonly kind: 'sqlite'; readonly first: number; readonly last: number }
-  | { readonly kind: 'postgres'; readonly ids: readonly string[] }
+interface Rollup {
+  readonly table: string
+  readonly keys: readonly (readonly [column: string, expression: RawBuilder<unknown>])[]
+  readonly errors: boolean
+  readonly durations: boolean
+}
 
-const inBatch = (rows: InsertedRows): RawBuilder<unknown> =>
-  rows.kind === 'sqlite' ? sql`rowid between ${rows.first} and ${rows.last}` : sql`id = any(${rows.ids})`
-
-/** Each upsert's SET names the rollup's own column with its table: PostgreSQL finds a bare `n` ambiguous. */
-const STATEMENTS: ((batch: RawBuilder<unknown>) => RawBuilder<unknown>)[] = [
-  (batch) => sql`insert into interaction_daily_kinds (day, kind, n, errors)
-    select ${DAY}, kind, count(*), sum(is_error) from interactions where ${batch} group by 1, 2
-    on conflict (day, kind) do update set n = interaction_daily_kinds.n + excluded.n, errors = interaction_daily_kinds.errors + excluded.errors`,
-  (batch) => sql`insert into interaction_daily_tools (day, kind, api_title, action, n, errors)
-    select ${DAY}, kind, api_title, action, count(*), sum(is_error) from interactions where ${batch} group by 1, 2, 3, 4
-    on conflict (day, kind, api_title, action) do update set n = interaction_daily_tools.n + excluded.n, errors = interaction_daily_tools.errors + excluded.errors`,
-  (batch) => sql`insert into interaction_monthly_tools (month, kind, api_title, action, n, errors)
-    select ${MONTH}, kind, api_title, action, count(*), sum(is_error) from interactions where ${batch} group by 1, 2, 3, 4
-    on conflict (month, kind, api_title, action) do update set n = interaction_monthly_tools.n + excluded.n, errors = interaction_monthly_tools.errors + excluded.errors`,
-  (batch) => sql`insert into interaction_user_daily_tools (user_id, day, kind, api_title, action, n, errors)
-    select user_id, ${DAY}, kind, api_title, action, count(*), sum(is_error) from interactions where ${batch} group by 1, 2, 3, 4, 5
-    on conflict (user_id, day, kind, api_title, action) do update set n = interaction_user_daily_tools.n + excluded.n, errors = interaction_user_daily_tools.errors + excluded.errors`,
-  (batch) => sql`insert into interaction_user_monthly_tools (user_id, month, kind, api_title, action, n, errors)
-    select user_id, ${MONTH}, kind, api_title, action, count(*), sum(is_error) from interactions where ${batch} group by 1, 2, 3, 4, 5
-    on conflict (user_id, month, kind, api_title, action) do update set n = interaction_user_monthly_tools.n + excluded.n, errors = interaction_user_monthly_tools.errors + excluded.errors`,
-  (batch) => sql`insert into interaction_user_tools (user_id, kind, api_title, action, n, errors)
-    select user_id, kind, api_title, action, count(*), sum(is_error) from interactions where ${batch} group by 1, 2, 3, 4
-    on conflict (user_id, kind, api_title, action) do update set n = interaction_user_tools.n + excluded.n, errors = interaction_user_tools.errors + excluded.errors`,
-  (batch) => sql`insert into interaction_user_durations (user_id, bucket, n)
-    select user_id, ${BUCKET}, count(*) from interactions where ${batch} and duration_seconds is not null group by 1, 2
-    on conflict (user_id, bucket) do update set n = interaction_user_durations.n + excluded.n`,
-  (batch) => sql`insert into interaction_daily_active (day, user_id, n)
-    select ${DAY}, user_id, count(*) from interactions where ${batch} group by 1, 2
-    on conflict (day, user_id) do update set n = interaction_daily_active.n + excluded.n`,
-  (batch) => sql`insert into interaction_daily_durations (day, bucket, n)
-    select ${DAY}, ${BUCKET}, count(*) from interactions where ${batch} and duration_seconds is not null group by 1, 2
-    on conflict (day, bucket) do update set n = interaction_daily_durations.n + excluded.n`,
-  (batch) => sql`insert into interaction_monthly_durations (month, bucket, n)
-    select ${MONTH}, ${BUCKET}, count(*) from interactions where ${batch} and duration_seconds is not null group by 1, 2
-    on conflict (month, bucket) do update set n = interaction_monthly_durations.n + excluded.n`,
-  (batch) => sql`insert into interaction_title_daily_durations (api_title, day, bucket, n)
-    select api_title, ${DAY}, ${BUCKET}, count(*) from interactions where ${batch} and duration_seconds is not null group by 1, 2, 3
-    on conflict (api_title, day, bucket) do update set n = interaction_title_daily_durations.n + excluded.n`,
-  (batch) => sql`insert into interaction_user_daily_durations (user_id, day, bucket, n)
-    select user_id, ${DAY}, ${BUCKET}, count(*) from interactions where ${batch} and duration_seconds is not null group by 1, 2, 3
-    on conflict (user_id, day, bucket) do update set n = interaction_user_daily_durations.n + excluded.n`,
-  (batch) => sql`insert into interaction_user_monthly_durations (user_id, month, bucket, n)
-    select user_id, ${MONTH}, ${BUCKET}, count(*) from interactions where ${batch} and duration_seconds is not null group by 1, 2, 3
-    on conflict (user_id, month, bucket) do update set n = interaction_user_monthly_durations.n + excluded.n`,
+const USER = sql.raw('user_id')
+const KIND = sql.raw('kind')
+const TITLE = sql.raw('api_title')
+const ACTION = sql.raw('action')
+const ROLLUPS: readonly Rollup[] = [
+  {
+    table: 'interaction_daily_kinds',
+    keys: [
+      ['day', DAY],
+      ['kind', KIND],
+    ],
+    errors: true,
+    durations: false,
+  },
+  {
+    table: 'interaction_daily_tools',
+    keys: [
+      ['day', DAY],
+      ['kind', KIND],
+      ['api_title', TITLE],
+      ['action', ACTION],
+    ],
+    errors: true,
+    durations: false,
+  },
+  {
+    table: 'interaction_monthly_tools',
+    keys: [
+      ['month', MONTH],
+      ['kind', KIND],
+      ['api_title', TITLE],
+      ['action', ACTION],
+    ],
+    errors: true,
+    durations: false,
+  },
+  {
+    table: 'interaction_user_daily_tools',
+    keys: [
+      ['user_id', USER],
+      ['day', DAY],
+      ['kind', KIND],
+      ['api_title', TITLE],
+      ['action', ACTION],
+    ],
+    errors: true,
+    durations: false,
+  },
+  {
+    table: 'interaction_user_monthly_tools',
+    keys: [
+      ['user_id', USER],
+      ['month', MONTH],
+      ['kind', KIND],
+      ['api_title', TITLE],
+      ['action', ACTION],
+    ],
+    errors: true,
+    durations: false,
+  },
+  {
+    table: 'interaction_user_tools',
+    keys: [
+      ['user_id', USER],
+      ['kind', KIND],
+      ['api_title', TITLE],
+      ['action', ACTION],
+    ],
+    errors: true,
+    durations: false,
+  },
+  {
+    table: 'interaction_user_durations',
+    keys: [
+      ['user_id', USER],
+      ['bucket', BUCKET],
+    ],
+    errors: false,
+    durations: true,
+  },
+  {
+    table: 'interaction_daily_active',
+    keys: [
+      ['day', DAY],
+      ['user_id', USER],
+    ],
+    errors: false,
+    durations: false,
+  },
+  {
+    table: 'interaction_daily_durations',
+    keys: [
+      ['day', DAY],
+      ['bucket', BUCKET],
+    ],
+    errors: false,
+    durations: true,
+  },
+  {
+    table: 'interaction_monthly_durations',
+    keys: [
+      ['month', MONTH],
+      ['bucket', BUCKET],
+    ],
+    errors: false,
+    durations: true,
+  },
+  {
+    table: 'interaction_title_daily_durations',
+    keys: [
+      ['api_title', TITLE],
+      ['day', DAY],
+      ['bucket', BUCKET],
+    ],
+    errors: false,
+    durations: true,
+  },
+  {
+    table: 'interaction_user_daily_durations',
+    keys: [
+      ['user_id', USER],
+      ['day', DAY],
+      ['bucket', BUCKET],
+    ],
+    errors: false,
+    durations: true,
+  },
+  {
+    table: 'interaction_user_monthly_durations',
+    keys: [
+      ['user_id', USER],
+      ['month', MONTH],
+      ['bucket', BUCKET],
+    ],
+    errors: false,
+    durations: true,
+  },
 ]
 
 /**
- * The upserts compiled once per dialect (building and compiling them cost more than running them); only the batch's
- * bounds change. On PostgreSQL they are one statement, one round trip instead of one per rollup: PostgreSQL runs each
- * data-modifying WITH part exactly once, all on the statement's snapshot, which holds the rows this transaction
- * inserted (each part writes its own table).
+ * The rollup's upsert of the rows `from` (a table or a WITH name) that `where` selects, aggregated by its keys. Its SET
+ * names the rollup's own column with its table: PostgreSQL finds a bare `n` ambiguous. `ordered` sorts the aggregated
+ * rows by key before they are upserted, so that every writer locks a rollup's rows in the same order (PostgreSQL: two
+ * instances' batches then wait for each other but never deadlock; SQLite has one writer and needs no sort).
  */
-const compiled = new Map<DatabaseKind, readonly CompiledQuery[]>()
-
-/** The statements that count the rows just inserted into every insights rollup, to run in the transaction that inserted them. */
-export function insightsRollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): CompiledQuery[] {
-  let statements = compiled.get(rows.kind)
-  if (statements === undefined) {
-    const sample: InsertedRows = rows.kind === 'sqlite' ? { kind: 'sqlite', first: 0, last: 0 } : { kind: 'postgres', ids: [] }
-    const built = STATEMENTS.map((statement) => statement(inBatch(sample)))
-    const target = db as unknown as Kysely<Database>
-    statements =
-      rows.kind === 'sqlite'
-        ? built.map((statement) => statement.compile(target))
-        : [sql`with ${sql.join(built.map((statement, i) => sql`${sql.raw(`rollup_${i}`)} as (${statement})`))} select 1`.compile(target)]
-    // The batch's bounds are the only parameters: first and last rowid per statement, or the ids once per WITH part.
-    const expected = rows.kind === 'sqlite' ? statements.length * 2 : STATEMENTS.length
-    if (statements.reduce((n, query) => n + query.parameters.length, 0) !== expected) throw new Error('unexpected rollup parameters')
-    compiled.set(rows.kind, statements)
-  }
-  return statements.map((query) => ({ ...query, parameters: rows.kind === 'sqlite' ? [rows.first, rows.last] : query.parameters.map(() => rows.ids) }))
+function upsert(rollup: Rollup, from: RawBuilder<unknown>, where: RawBuilder<unknown>, ordered: boolean): RawBuilder<unknown> {
+  const table = sql.raw(rollup.table)
+  const columns = sql.raw(rollup.keys.map(([column]) => column).join(', '))
+  const positions = sql.raw(rollup.keys.map((_, i) => String(i + 1)).join(', '))
+  const expressions = sql.join(rollup.keys.map(([, expression]) => expression))
+  const filter = rollup.durations ? sql`${where} and duration_seconds is not null` : where
+  const set = rollup.errors
+    ? sql.raw(`n = ${rollup.table}.n + excluded.n, errors = ${rollup.table}.errors + excluded.errors`)
+    : sql.raw(`n = ${rollup.table}.n + excluded.n`)
+  return sql`insert into ${table} (${columns}, n${sql.raw(rollup.errors ? ', errors' : '')})
+    select ${expressions}, count(*)${sql.raw(rollup.errors ? ', sum(is_error)' : '')} from ${from} where ${filter} group by ${positions}${ordered ? sql` order by ${positions}` : sql``}
+    on conflict (${columns}) do update set ${set}`
 }
 
-/** Counts the rows just inserted into every insights rollup. Call inside the transaction that inserted them. */
+/** The SQLite upserts, compiled once (building and compiling them cost more than running them); only the rowids change. */
+let sqliteStatements: readonly CompiledQuery[] | null = null
+
+/** The statements that count the rows just inserted into every insights rollup (SQLite), to run in the same transaction. */
+export function insightsRollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): CompiledQuery[] {
+  if (sqliteStatements === null) {
+    const target = db as unknown as Kysely<Database>
+    const statements = ROLLUPS.map((rollup) => upsert(rollup, sql.raw('interactions'), sql`rowid between ${0} and ${0}`, false).compile(target))
+    // The batch's bounds are the only parameters: first and last rowid per statement.
+    if (statements.some((query) => query.parameters.length !== 2)) throw new Error('unexpected rollup parameters')
+    sqliteStatements = statements
+  }
+  return sqliteStatements.map((query) => ({ ...query, parameters: [rows.first, rows.last] }))
+}
+
+/** Counts the rows just inserted into every insights rollup (SQLite). Call inside the transaction that inserted them. */
 export async function rollUpInsights(trx: Kysely<Database>, rows: InsertedRows): Promise<void> {
   for (const query of insightsRollupStatements(trx, rows)) await trx.executeQuery(query)
+}
+
+/** The interaction columns, and the array type each is sent as to PostgreSQL's unnest. */
+const COLUMNS = [
+  ['id', 'text'],
+  ['user_id', 'text'],
+  ['kind', 'text'],
+  ['api_title', 'text'],
+  ['action', 'text'],
+  ['is_error', 'int8'],
+  ['duration_seconds', 'float8'],
+  ['conversation_id', 'text'],
+  ['client_source', 'text'],
+  ['user_input', 'text'],
+  ['arguments', 'text'],
+  ['result', 'text'],
+  ['created_at', 'text'],
+] as const satisfies readonly (readonly [keyof InteractionsTable, string])[]
+
+/**
+ * PostgreSQL: inserts the rows and counts them into every rollup in ONE statement, so a group-committed batch is one
+ * round trip (no BEGIN, no row-by-row INSERT, no COMMIT: a statement is its own transaction) and holds the rollups'
+ * row locks only while PostgreSQL runs it. The rows go as one array per column (unnest), whatever their number, so the
+ * statement's text is the same for every batch. Each rollup part sorts its aggregated rows by key, and so does the
+ * statement trigger that counts the summary's rollups (migration 0025): every writer locks the hot rows in one order,
+ * so two instances' batches queue behind each other's locks but never deadlock.
+ * The WITH parts read the inserted rows from the INSERT's RETURNING (they cannot see each other's writes).
+ */
+export async function insertWithRollupsPostgres(db: Kysely<Database>, rows: readonly InteractionsTable[]): Promise<void> {
+  postgresStatement ??= compilePostgresStatement(db)
+  await db.executeQuery({ ...postgresStatement, parameters: COLUMNS.map(([column]) => rows.map((row) => row[column] ?? null)) })
+}
+
+/** Compiled once: its only parameters are the column arrays, in COLUMNS order. */
+let postgresStatement: CompiledQuery | null = null
+
+function compilePostgresStatement(db: Kysely<Database>): CompiledQuery {
+  const names = sql.raw(COLUMNS.map(([column]) => column).join(', '))
+  const arrays = sql.join(COLUMNS.map(([, type]) => sql`cast(${[]} as ${sql.raw(type)}[])`))
+  const inserted = sql`inserted as (
+    insert into interactions (${names})
+    select ${names} from unnest(${arrays}) as batch (${names})
+    returning user_id, kind, api_title, action, is_error, duration_seconds, created_at)`
+  const parts = ROLLUPS.map((rollup, i) => sql`${sql.raw(`rollup_${i}`)} as (${upsert(rollup, sql.raw('inserted'), sql.raw('true'), true)})`)
+  const statement = sql`with ${inserted}, ${sql.join(parts)} select 1`.compile(db)
+  if (statement.parameters.length !== COLUMNS.length) throw new Error('unexpected batch parameters')
+  return statement
 }
