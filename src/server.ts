@@ -17,6 +17,7 @@ import { ClientAddresses } from './platform/http/client-address.ts'
 import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule } from './modules/module-context.ts'
+import { type Cluster, createCluster } from './platform/cluster/index.ts'
 import { SecretStore } from './platform/secrets/secret-files.ts'
 import { lockDataDir, type DataDirLock } from './platform/data-dir-lock.ts'
 import { createModules, inStartOrder, type Modules, type Platform } from './modules/registry.ts'
@@ -55,6 +56,8 @@ export interface AgentboxServer {
   readonly fetch: FetchHandler
   readonly config: Config
   readonly database: DatabaseHandle
+  /** This instance among others on one database: its id, the shared revisions, the scheduler's leadership. */
+  readonly cluster: Cluster
   /** Every module by name: its service is what tests (and later other transports) call. */
   readonly modules: Modules
   /** The setup link's token while unprovisioned, else null. */
@@ -171,6 +174,7 @@ async function bootOn(
 
   let closing = false
   const jobs = new JobRunner(logger)
+  const cluster = createCluster(database, logger)
   const clientAddresses = new ClientAddresses(config.trustedProxies, clock, logger)
   const modules = createModules({
     config,
@@ -179,6 +183,7 @@ async function bootOn(
     database,
     jobs,
     secrets,
+    cluster,
     clientAddresses,
     isReady: () => !closing,
     sleep: overrides.sleep ?? ((ms) => Bun.sleep(ms)),
@@ -186,7 +191,13 @@ async function bootOn(
     outbound: overrides.outbound,
   })
   const app = buildApp(config, logger, modules)
-  await startModules(inStartOrder(modules), jobs)
+  await cluster.start()
+  try {
+    await startModules(inStartOrder(modules), jobs)
+  } catch (error) {
+    await cluster.stop()
+    throw error
+  }
   const setupToken = modules.tenant.setupTokenAtBoot()
   const tenant = modules.tenant.service
   const fetch = withRequestTracking((request) => app.handle(request), logger, clientAddresses)
@@ -197,6 +208,7 @@ async function bootOn(
     fetch,
     config,
     database,
+    cluster,
     modules,
     setupToken,
     start() {
@@ -239,6 +251,7 @@ async function bootOn(
       }
       await jobs.stop()
       for (const module of inStartOrder(modules).reverse()) await module.stop?.()
+      await cluster.stop()
       await database.close()
       dataDirLock.release()
       logger.info('stopped')

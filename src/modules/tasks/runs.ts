@@ -31,6 +31,13 @@ export interface TaskRunnerOptions {
   agents: AgentDirectory | null
   /** At most this many model calls at once; further runs wait their turn (already recorded as running). */
   maxConcurrentCalls?: number
+  /** This process's instance id, stamped on every run it starts. */
+  instanceId?: string
+  /**
+   * Which of the given instance ids are alive now; null when none of them can be (one process owns the database), so
+   * every run left "running" was interrupted.
+   */
+  liveInstances?: (ids: readonly string[]) => Promise<Set<string> | null>
 }
 
 export interface StartedRun {
@@ -80,14 +87,29 @@ export class TaskRunner implements SlotHandler {
     this.#slots = new CallSlots(options.maxConcurrentCalls ?? 64)
   }
 
-  /** Boot: runs a crash or kill left "running" can never finish; they are marked failed, and so are their tasks. */
+  /**
+   * Runs a crash or kill left "running" can never finish; they are marked failed, and so are their tasks. At boot, and
+   * with several instances on one database whenever this one becomes the scheduler leader: then only the runs of
+   * instances that are gone (their runs cannot finish), never those still going on a live instance.
+   */
   async recoverInterrupted(): Promise<number> {
-    const { db, clock } = this.#o
+    const { db, clock, liveInstances } = this.#o
+    const running = await db.selectFrom('task_runs').select(['id', 'task_id', 'instance_id']).where('status', '=', 'running').execute()
+    if (running.length === 0) return 0
+    const ids = [...new Set(running.flatMap((run) => (run.instance_id === null ? [] : [run.instance_id])))]
+    const live = (await liveInstances?.(ids)) ?? null
+    const stale = running.filter((run) => run.instance_id === null || !live?.has(run.instance_id))
+    if (stale.length === 0) return 0
     return db.transaction().execute(async (trx) => {
-      const stale = await trx.selectFrom('task_runs').select(['id', 'task_id']).where('status', '=', 'running').execute()
-      if (stale.length === 0) return 0
       const now = isoTime(clock.now())
-      await trx.updateTable('task_runs').set({ status: 'failed', finished_at: now, error: INTERRUPTED_BY_RESTART }).where('status', '=', 'running').execute()
+      const runIds = stale.map((run) => run.id)
+      // Still running: a run that finished meanwhile keeps its outcome.
+      await trx
+        .updateTable('task_runs')
+        .set({ status: 'failed', finished_at: now, error: INTERRUPTED_BY_RESTART })
+        .where('id', 'in', runIds)
+        .where('status', '=', 'running')
+        .execute()
       const taskIds = [...new Set(stale.map((r) => r.task_id))]
       await trx.updateTable('tasks').set({ last_run_status: 'failed' }).where('id', 'in', taskIds).where('last_run_status', '=', 'running').execute()
       return stale.length
@@ -125,6 +147,7 @@ export class TaskRunner implements SlotHandler {
           started_at: now,
           finished_at: null,
           error: null,
+          instance_id: this.#o.instanceId ?? null,
         }
         await trx.insertInto('task_runs').values(run).execute()
         const updated = await trx

@@ -115,7 +115,7 @@ export class Toolbox {
     const agent = await authorizeAgent(this.#deps.db, name, principal, request.version === 'draft' ? 'own' : 'use', OWNERS_ONLY_DESIGN)
     const version = request.version === 'live' ? `${agent.live_version}:${agent.live_hash}` : agent.draft_hash
     const limit = await this.#deps.operationToolLimit()
-    const key = `agent|${agent.id}|${request.version}|${version}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}|${limit}`
+    const key = `agent|${agent.id}|${request.version}|${version}|${await this.#deps.operationTools.currentRevision()}|${principal.userId}|${principal.role}|${limit}`
     return inMode(await this.#cached(key, () => this.#agentSet(principal, agent, request.version, limit)), request.mode)
   }
 
@@ -124,7 +124,7 @@ export class Toolbox {
     const app = await this.#deps.operationTools.mcpApplication(principal, apiName)
     if (!app) throw notFound(APP_NOT_FOUND)
     const limit = await this.#deps.operationToolLimit()
-    const key = `app|${app.apiName}|${this.#deps.operationTools.revision}|${principal.userId}|${principal.role}|${limit}`
+    const key = `app|${app.apiName}|${await this.#deps.operationTools.currentRevision()}|${principal.userId}|${principal.role}|${limit}`
     const set = await this.#cached(key, async () => {
       const [operations, skills] = await Promise.all([
         this.#deps.operationTools.tools(principal, [{ api_name: app.apiName }], { reserved: new Set(['load_skill']) }),

@@ -188,7 +188,13 @@ export class SecretBox {
   }
 
   #keyFor(kid: string): Buffer {
-    const key = this.#load()?.keys.get(kid)
+    let key = this.#load()?.keys.get(kid)
+    if (!key && this.#ring) {
+      // Another instance sharing the secrets directory may have added the key (a rotation, the first sealed secret):
+      // read the file again before calling the key missing.
+      this.#ring = null
+      key = this.#load()?.keys.get(kid)
+    }
     if (!key) {
       throw new SecretBoxError('key_missing', `the key "${kid}" that sealed this secret is not in ${KEY_FILE_LABEL} (restored without its keys file?)`)
     }
