@@ -54,6 +54,7 @@ export class AdvisoryLockLeadership implements Leadership {
   #leader = false
   #closed = false
   #step: Promise<boolean> | null = null
+  #queue: Promise<void> = Promise.resolve()
 
   constructor(url: string, instanceId: string, onError: (error: Error) => void) {
     this.#url = url
@@ -71,10 +72,20 @@ export class AdvisoryLockLeadership implements Leadership {
 
   check(): Promise<boolean> {
     // Steps never overlap: a slow one is finished (or failed by its deadline) before the next begins.
-    this.#step ??= this.#check().finally(() => {
+    this.#step ??= this.#exclusive(() => this.#check()).finally(() => {
       this.#step = null
     })
     return this.#step
+  }
+
+  /** One use of the dedicated connection at a time (a pg client runs one query at a time). */
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(work)
+    this.#queue = result.then(
+      () => undefined,
+      () => undefined,
+    )
+    return result
   }
 
   async #check(): Promise<boolean> {
@@ -131,7 +142,11 @@ export class AdvisoryLockLeadership implements Leadership {
     for (const listener of this.#listeners) listener(leader)
   }
 
-  async liveInstances(ids: readonly string[]): Promise<Set<string> | null> {
+  liveInstances(ids: readonly string[]): Promise<Set<string> | null> {
+    return this.#exclusive(() => this.#liveInstances(ids))
+  }
+
+  async #liveInstances(ids: readonly string[]): Promise<Set<string> | null> {
     const client = await this.#connection()
     const result = await deadline(
       client.query<{ key: number }>(

@@ -97,11 +97,9 @@ export class ClusterRevisions {
   }
 
   #start(): Promise<void> {
-    const read = this.#read!().then(
-      (rows) => {
-        for (const row of rows) this.#revisions.get(row.name as RevisionName)?.observe(Number(row.value))
-      },
-    )
+    const read = this.#read!().then((rows) => {
+      for (const row of rows) this.#revisions.get(row.name as RevisionName)?.observe(Number(row.value))
+    })
     const current = read.finally(() => {
       if (this.#current === current) this.#current = null
     })

@@ -99,7 +99,12 @@ export function httpPlatform({ logger, limits, allowedMethods }: HttpPlatformOpt
           return errorResponse(400, 'Bad Request')
       }
       if (isDatabaseUnavailable(cause)) {
-        logger.warn('database unavailable', { request_id: context?.id, method: request.method, path: new URL(request.url).pathname, error: errorMessage(cause) })
+        logger.warn('database unavailable', {
+          request_id: context?.id,
+          method: request.method,
+          path: new URL(request.url).pathname,
+          error: errorMessage(cause),
+        })
         return errorResponse(503, DATABASE_UNAVAILABLE, { 'retry-after': '5' })
       }
       logger.error('unhandled error', { request_id: context?.id, method: request.method, path: new URL(request.url).pathname, ...errorFields(cause) })
