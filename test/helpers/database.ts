@@ -65,29 +65,36 @@ async function sweepAbandoned(client: pg.Client): Promise<void> {
   }
 }
 
+let adminQueue: Promise<unknown> = Promise.resolve()
+/** A statement on the admin connection, after those already sent (pg deprecates queueing them on the client itself). */
+function adminQuery<Row extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>> {
+  const result = adminQueue.then(async () => (await adminClient()).query<Row>(text, values))
+  adminQueue = result.catch(() => {})
+  return result
+}
+
 let template: Promise<string> | null = null
 /** The migrated template, made once per set of migrations (under an advisory lock: test processes may run side by side). */
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
-    const client = await adminClient()
     const name = templateName()
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name])
+    await adminQuery('SELECT pg_advisory_lock(hashtext($1))', [name])
     try {
-      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
+      const exists = await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [name])
       if (exists.rowCount === 0) {
         const building = `${name}_building`
-        await client.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`)
-        await client.query(`CREATE DATABASE "${building}" TEMPLATE template0 ENCODING 'UTF8'`)
+        await adminQuery(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`)
+        await adminQuery(`CREATE DATABASE "${building}" TEMPLATE template0 ENCODING 'UTF8'`)
         const handle = openDatabase({ kind: 'postgres', url: urlOf(building) })
         try {
           await migrateToLatest(handle, '/nonexistent', Date.now())
         } finally {
           await handle.close()
         }
-        await client.query(`ALTER DATABASE "${building}" RENAME TO "${name}"`)
+        await adminQuery(`ALTER DATABASE "${building}" RENAME TO "${name}"`)
       }
     } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name])
+      await adminQuery('SELECT pg_advisory_unlock(hashtext($1))', [name])
     }
     return name
   })()
@@ -109,7 +116,7 @@ const ready: Promise<string>[] = []
 async function copyOfTemplate(): Promise<string> {
   const name = nextName()
   const source = await migratedTemplate()
-  await (await adminClient()).query(`CREATE DATABASE "${name}" TEMPLATE "${source}"`)
+  await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${source}"`)
   return name
 }
 
@@ -142,10 +149,16 @@ export async function testDatabaseFor(dataDir: string): Promise<DatabaseTarget> 
 export async function emptyTestDatabase(dataDir: string): Promise<DatabaseTarget> {
   if (!TEST_DATABASE_URL) return { kind: 'sqlite', path: join(dataDir, 'agentbox.db') }
   const name = nextName()
-  await (await adminClient()).query(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`)
+  await adminQuery(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`)
   const url = urlOf(name)
   byDataDir.set(dataDir, url)
   return { kind: 'postgres', url }
+}
+
+/** Lets `otherDataDir` run on the database of `dataDir` (PostgreSQL: several instances on one database; SQLite: no-op). */
+export function shareTestDatabase(dataDir: string, otherDataDir: string): void {
+  const url = byDataDir.get(dataDir)
+  if (url !== undefined) byDataDir.set(otherDataDir, url)
 }
 
 /** The environment a server process needs for `dataDir` (AGENTBOX_DATABASE_URL on PostgreSQL, nothing on SQLite). */
@@ -164,8 +177,7 @@ export async function dropTestDatabase(dataDir: string): Promise<void> {
   if (url === undefined) return
   byDataDir.delete(dataDir)
   const name = new URL(url).pathname.slice(1)
-  const client = await adminClient()
-  client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
+  adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
 }
 
 /** Opens a handle on the test database of `dataDir` (migrated on PostgreSQL; on SQLite the file as it is). */

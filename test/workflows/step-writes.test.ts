@@ -68,3 +68,24 @@ test.skipIf(ON_POSTGRES)('the step rows of a 6,002-step run are committed a slic
   expect(stored.body.steps.at(-1)).toMatchObject({ node_id: 'o', output: 3000 })
   expect(stored.body.steps[1]).toMatchObject({ node_id: 'b', iteration: [0], input: { v: 0 }, output: { v: 0, w: 1 } })
 })
+
+// The PostgreSQL twin: a read there is itself an await, so the slices are seen in what PostgreSQL keeps of each row, the
+// transaction that inserted it (xmin): no transaction holds more than one slice, and each commit is a round trip to the
+// server, during which the event loop turns.
+test.skipIf(!ON_POSTGRES)('the step rows of a 6,002-step run are committed a slice at a time, one transaction per slice (PostgreSQL)', async () => {
+  const agent = await newAgent(p)
+  const id = await saveWorkflow(p, agent, longRun)
+  const res = await p.t.request('POST', `/api/workflows/${agent}/${id}/run`, {
+    token: p.owner.token,
+    body: { input: { xs: Array.from({ length: 3000 }, (_, i) => i) } },
+  })
+  expect(res.body).toMatchObject({ status: 'succeeded', result: 3000, recording: 'full' })
+  const transactions = await p.t.sql.all<{ n: number }>(
+    'SELECT xmin::text AS tx, count(*) AS n FROM workflow_steps WHERE run_id = ? GROUP BY 1',
+    res.body.run_id,
+  )
+  expect(transactions.reduce((sum, { n }) => sum + Number(n), 0)).toBe(6002)
+  // At most one slice (200 rows) per transaction; before, all 6,002 were written in the run's final transaction.
+  expect(Math.max(...transactions.map(({ n }) => Number(n)))).toBeLessThanOrEqual(200)
+  expect(transactions.length).toBeGreaterThan(6002 / 200)
+})
