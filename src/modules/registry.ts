@@ -115,7 +115,14 @@ export function createModules(platform: Platform): Modules {
     fetch: platform.outbound?.fetch,
     startTimer: platform.outbound?.startTimer,
   })
-  const vault = new SecretVault({ db: database.db, files: secrets, clock, fetch: outbound.fetch, revision: cluster.revisions.get('secrets') })
+  const vault = new SecretVault({
+    db: database.db,
+    files: secrets,
+    clock,
+    fetch: outbound.fetch,
+    revision: cluster.revisions.get('secrets'),
+    sharedKeyring: database.kind === 'postgres',
+  })
   // One client per model provider for everything that calls a model, sending through the guarded client.
   const providers = new ModelProviders(config.llm, outbound)
   // Saves check the applications they name through the applications module (made below; called only on a request).

@@ -53,6 +53,13 @@ class RunProblem extends Error {}
 
 /** An `append` thread's context is capped so a long-lived task does not send an ever-growing history. */
 const HISTORY_LIMIT = 50
+/** A manual start found a run of the task in flight (the database allows one `running` run per task). */
+export class RunInFlight extends Error {
+  constructor() {
+    super('a run of this task is already in flight')
+  }
+}
+
 const INTERRUPTED_BY_RESTART = 'Interrupted: the server stopped before the run finished'
 const INTERNAL_FAILURE = 'Internal error while running the task; the server log has the details'
 
@@ -165,12 +172,14 @@ export class TaskRunner implements SlotHandler {
         return { run: toRunRecord(run), task: updated, history }
       })
     } catch (error) {
-      // (task_id, scheduled_for) is the only key a run can collide on: another start took this slot.
-      if (isUniqueViolation(error)) {
-        this.#o.logger.warn('scheduled slot already ran; not running it again', { task_id: taskId, slot: slot === null ? null : isoTime(slot) })
-        return null
-      }
-      throw error
+      // A run collides on (task_id, scheduled_for) (another start took this slot) or on the one `running` run a task
+      // may have (a run of it is in flight, started here or on another instance).
+      if (!isUniqueViolation(error)) throw error
+      if (slot === null) throw new RunInFlight()
+      this.#o.logger.warn('scheduled slot not run: it already ran, or a run of this task is still going', { task_id: taskId, slot: isoTime(slot) })
+      // Either way the slot is spent (a no-op if the run that took it moved next_run already).
+      await this.skip(taskId, slot, next)
+      return null
     }
   }
 

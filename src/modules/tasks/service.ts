@@ -13,7 +13,7 @@ import type { ThreadsService } from '../threads/index.ts'
 import { resolvePage, type Page } from '../../platform/http/paging.ts'
 import { type CreateTaskBody, RUN_PAGING, TASK_PAGING, type UpdateTaskBody } from './schema.ts'
 import { scheduleOf, toRunRecord, toTaskRecord, type RunRecord, type TaskRecord } from './records.ts'
-import type { AgentDirectory, TaskRunner } from './runs.ts'
+import { type AgentDirectory, RunInFlight, type TaskRunner } from './runs.ts'
 import { checkSchedule, nextRunAt, type Schedule } from './schedule.ts'
 import type { Revision } from '../../platform/revision.ts'
 import type { Scheduler } from './scheduler.ts'
@@ -238,6 +238,8 @@ export class TasksService {
       started = await runner.begin(id, 'manual', null)
     } catch (error) {
       scheduler.release(id)
+      // The in-memory claim covers this instance; the database's one-running-run index covers the others.
+      if (error instanceof RunInFlight) throw conflict(TASK_RUNNING)
       throw error
     }
     if (!started) {

@@ -129,6 +129,11 @@ export class SecretBox {
     return this.#load()?.stored.keys.map((entry) => entry.kid) ?? []
   }
 
+  /** The current key id, the keyring made first if there is none (instances sharing a directory make it at boot). */
+  ensureKeyring(): string {
+    return (this.#load() ?? this.#write(this.#addKey(null))).stored.current
+  }
+
   seal(plaintext: string, aad: string): string {
     const ring = this.#load() ?? this.#write(this.#addKey(null))
     const kid = ring.stored.current
@@ -243,8 +248,8 @@ export class SecretBox {
  * `<data>/secrets/credentials.key`, or none if no secret was ever sealed. `agentbox backup FILE` writes a copy of it
  * as `FILE.keys` (0600); restoring is copying it back to `secrets/credentials.key`.
  */
-export function credentialKeyFiles(dataDir: string): string[] {
-  const file = join(dataDir, 'secrets', CREDENTIALS_KEY_FILE)
+export function credentialKeyFiles(dataDir: string, secretsDir: string = join(dataDir, 'secrets')): string[] {
+  const file = join(secretsDir, CREDENTIALS_KEY_FILE)
   return existsSync(file) ? [file] : []
 }
 

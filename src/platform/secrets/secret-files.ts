@@ -1,13 +1,15 @@
-// Files under <data>/secrets (0700 dir, 0600 files): the setup token, the access-token signing key and the
-// secret box's keyring (secret-box.ts).
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+// Files in the secrets directory (<data>/secrets unless AGENTBOX_SECRETS_DIR names another; 0700 dir, 0600 files):
+// the setup token, the access-token signing key and the secret box's keyring (secret-box.ts). Instances sharing one
+// database share this directory.
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 
 export class SecretStore {
   readonly dir: string
 
-  constructor(dataDir: string) {
-    this.dir = join(dataDir, 'secrets')
+  /** `dir`: the configured secrets directory; by default the data directory's `secrets/`. */
+  constructor(dataDir: string, dir: string = join(dataDir, 'secrets')) {
+    this.dir = dir
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
     chmodSync(this.dir, 0o700)
   }
@@ -41,6 +43,11 @@ export class SecretStore {
     } finally {
       closeSync(directory)
     }
+  }
+
+  /** The names of the files whose name starts with `prefix`. */
+  list(prefix: string): string[] {
+    return readdirSync(this.dir).filter((name) => name.startsWith(prefix))
   }
 
   remove(name: string): void {
