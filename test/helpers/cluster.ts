@@ -1,9 +1,9 @@
 // Several real server processes on one PostgreSQL database, as a load balancer would see them: each instance has its
-// own data directory (its own lock) and all share the secrets directory (the signing key and the keyring) and the
-// database. The database can be reached through a TCP relay the test controls, so "PostgreSQL stopped" is a relay
+// own data directory (its own lock) and all share the secrets directory (AGENTBOX_SECRETS_DIR: the signing key and the
+// keyring) and the database. The database can be reached through a TCP relay the test controls, so "PostgreSQL stopped" is a relay
 // that refuses and cuts connections, without stopping the server other tests use. Used by test/cluster/ (and by
 // benchmarks of several instances).
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Socket, TCPSocketListener } from 'bun'
@@ -154,11 +154,17 @@ function drain(socket: Socket<RelaySide>): void {
 
 export interface TestCluster {
   readonly instances: ClusterInstance[]
-  /** An access token of the organisation's admin (valid on every instance: they share the signing key). */
+  /** An access token of the organisation's admin (valid on every instance: they share the signing key); '' before setup. */
   readonly adminToken: string
   readonly relay: DatabaseRelay
-  /** Starts one more instance on the same database and secrets. */
-  add(name: string): Promise<ClusterInstance>
+  /** The secrets directory every instance reads. */
+  readonly secretsDir: string
+  /** The instances' database URL (through the relay). */
+  readonly databaseUrl: string
+  /** Starts one more instance on the same database and (unless `env` names another) the same secrets. */
+  add(name: string, env?: Record<string, string>): Promise<ClusterInstance>
+  /** Provisions the organisation through `instance` (done by startCluster unless `setup: false`); returns the admin's token. */
+  setup(instance: ClusterInstance): Promise<string>
   /** The health report of an instance. */
   health(instance: ClusterInstance): Promise<{ status: number; body: any }>
   /** Waits (polling every 50 ms, up to `deadlineMs`) until exactly one live instance reports itself the scheduler leader. */
@@ -171,6 +177,8 @@ export interface ClusterOptions {
   /** How many instances to start (the first one provisions the organisation). */
   readonly instances: number
   readonly env?: Record<string, string>
+  /** false: every instance starts before setup (the test runs it); default true. */
+  readonly setup?: boolean
 }
 
 /** Polls `probe` every `everyMs` until it returns a value other than undefined; throws after `deadlineMs`. */
@@ -199,31 +207,41 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
   const instances: ClusterInstance[] = []
   const dataDirs: string[] = []
 
-  const add = async (name: string): Promise<ClusterInstance> => {
+  const add = async (name: string, env: Record<string, string> = {}): Promise<ClusterInstance> => {
     const dataDir = join(root, name)
     mkdirSync(dataDir, { mode: 0o700 })
-    // The secrets directory on "shared storage".
-    symlinkSync(sharedSecrets, join(dataDir, 'secrets'))
     dataDirs.push(dataDir)
     const server = await launchServer({
       dataDir,
-      env: { AGENTBOX_SETUP_TOKEN: CLUSTER_SETUP_TOKEN, AGENTBOX_LOG_LEVEL: 'info', ...options.env, AGENTBOX_DATABASE_URL: databaseUrl },
+      env: {
+        AGENTBOX_SETUP_TOKEN: CLUSTER_SETUP_TOKEN,
+        AGENTBOX_LOG_LEVEL: 'info',
+        // The secrets directory on "shared storage".
+        AGENTBOX_SECRETS_DIR: sharedSecrets,
+        ...options.env,
+        ...env,
+        AGENTBOX_DATABASE_URL: databaseUrl,
+      },
     })
     const instance = Object.assign(server, { name, dataDir }) as ClusterInstance
     instances.push(instance)
     return instance
   }
 
+  const setup = async (instance: ClusterInstance): Promise<string> => {
+    const done = await callJson(instance, 'POST', '/api/tenant/setup', CLUSTER_SETUP_TOKEN, {
+      license_token: issueTestLicense({ seats: 1000 }),
+      admin_email: CLUSTER_ADMIN.email,
+      admin_name: CLUSTER_ADMIN.name,
+      admin_password: CLUSTER_ADMIN.password,
+    })
+    if (done.status !== 200) throw new Error(`setup failed: ${done.status} ${JSON.stringify(done.body)}`)
+    const login = await callJson(instance, 'POST', '/api/auth/login', undefined, { email: CLUSTER_ADMIN.email, password: CLUSTER_ADMIN.password })
+    return login.body.access_token as string
+  }
+
   const first = await add('a')
-  const setup = await callJson(first, 'POST', '/api/tenant/setup', CLUSTER_SETUP_TOKEN, {
-    license_token: issueTestLicense({ seats: 1000 }),
-    admin_email: CLUSTER_ADMIN.email,
-    admin_name: CLUSTER_ADMIN.name,
-    admin_password: CLUSTER_ADMIN.password,
-  })
-  if (setup.status !== 200) throw new Error(`setup failed: ${setup.status} ${JSON.stringify(setup.body)}`)
-  const login = await callJson(first, 'POST', '/api/auth/login', undefined, { email: CLUSTER_ADMIN.email, password: CLUSTER_ADMIN.password })
-  const adminToken = login.body.access_token as string
+  const adminToken = options.setup === false ? '' : await setup(first)
   for (let i = 1; i < options.instances; i++) await add(String.fromCharCode(97 + i))
 
   const alive = (instance: ClusterInstance) => instance.proc.exitCode === null && instance.proc.signalCode === null
@@ -236,7 +254,10 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
     instances,
     adminToken,
     relay,
+    secretsDir: sharedSecrets,
+    databaseUrl,
     add,
+    setup,
     health,
     leader: (deadlineMs = 30_000) =>
       waitFor(
