@@ -92,6 +92,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.oauth,
   m.bundles,
   m.marketplace,
+  m.gpts,
 ]
 
 function buildApp(config: Config, logger: Logger, modules: Modules) {

@@ -17,6 +17,7 @@ const BENCHES = [
   'console.ts',
   'outbound-stream.ts',
   'bundles.ts',
+  'gpt-apps.ts',
 ]
 
 const args = process.argv.slice(2)

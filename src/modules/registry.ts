@@ -22,6 +22,7 @@ import { createBundlesModule, type BundlesModule } from './bundles/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
+import { createGptsModule, type GptsModule } from './gpts/module.ts'
 import { createHealthModule, type HealthModule } from './health/module.ts'
 import { createInsightsModule, type InsightsModule } from './insights/module.ts'
 import { createInteractionsModule, type InteractionsModule } from './interactions/module.ts'
@@ -64,6 +65,8 @@ export interface Modules {
   readonly oauth: OauthModule
   readonly bundles: BundlesModule
   readonly marketplace: MarketplaceModule
+  /** Custom GPTs connected to the organisation: their records and keys, and the actions they call through the toolbox. */
+  readonly gpts: GptsModule
 }
 
 export interface Platform {
@@ -151,6 +154,11 @@ export function createModules(platform: Platform): Modules {
     toolbox: toolbox.service,
   })
   const bundles = createBundlesModule(ctx, { applications: applications.service, checkApplicationUses: applications.checkAgentUses })
+  const gpts = createGptsModule(ctx, {
+    toolbox: toolbox.service,
+    applicationsRevision: () => applications.tools.revision,
+    checkApplications: applications.checkAgentUses,
+  })
   return {
     license,
     tenant,
@@ -180,6 +188,7 @@ export function createModules(platform: Platform): Modules {
     oauth,
     bundles,
     marketplace: createMarketplaceModule(ctx, { bundles: bundles.service }),
+    gpts,
   }
 }
 

@@ -27,6 +27,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
       page('/marketplace', 'Marketplace'),
       page('/tasks', 'Tasks'),
       page('/applications', 'Applications'),
+      page('/gpt-apps', 'GPTs'),
       page('/context-types', 'Context types'),
     ],
   },

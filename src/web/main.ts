@@ -9,6 +9,7 @@ import { ApprovalsPage } from './pages/approvals.ts'
 import { AuditPage } from './pages/audit.ts'
 import { ConnectedClientsPage } from './pages/connected-clients.ts'
 import { ContextTypesPage } from './pages/context-types.ts'
+import { GptAppsPage } from './pages/gpt-apps.ts'
 import { HistoryPage } from './pages/history.ts'
 import { InsightsPage } from './pages/insights.ts'
 import { LoginPage } from './pages/login.ts'
@@ -83,6 +84,7 @@ function App() {
     '/approvals': () => h(ApprovalsPage, { me }),
     '/history': () => h(HistoryPage, { me }),
     '/applications': () => h(ApplicationsPage, { me }),
+    '/gpt-apps': () => h(GptAppsPage, { me }),
     '/usage': () => h(UsagePage, null),
     '/insights': () => h(InsightsPage, { me }),
     '/settings': () => h(SettingsPage, { me, settings: user.settings, onSaved: refresh }),

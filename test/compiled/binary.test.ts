@@ -315,6 +315,86 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(res.body.duration_ms.p50).toBeGreaterThan(0)
   })
 
+  test('GPT apps in the binary: a GPT key lists its operations, runs one against a loopback upstream with the shared credential, recorded under its name; a user token is 401 there; the Actions schema is public', async () => {
+    const upstream = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (request) => Response.json({ path: new URL(request.url).pathname, token: request.headers.get('x-desk-token') }),
+    })
+    try {
+      const spec = {
+        openapi: '3.1.0',
+        info: { title: 'Desk', version: '1' },
+        servers: [{ url: `http://127.0.0.1:${upstream.port}` }],
+        components: { securitySchemes: { desk: { type: 'apiKey', in: 'header', name: 'X-Desk-Token' } } },
+        security: [{ desk: [] }],
+        paths: {
+          '/tickets/{id}': {
+            get: {
+              operationId: 'getTicket',
+              parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+              responses: { '200': { description: 'ok' } },
+            },
+          },
+        },
+      }
+      const form = new FormData()
+      form.append('file', new File([JSON.stringify(spec)], 'desk.json'))
+      form.append('api_name', 'desk')
+      form.append('shared_security_info', 'true')
+      expect((await http(server, 'POST', '/api/spec_from_file/', { token: adminToken, raw: form })).status).toBe(201)
+      const credential = await http(server, 'PUT', '/api/applications/desk/credentials', {
+        token: adminToken,
+        body: { scheme: 'desk', api_key: 'org-desk-key' },
+      })
+      expect(credential.status).toBe(200)
+
+      const created = await http(server, 'POST', '/api/gpts', {
+        token: adminToken,
+        body: { name: 'Desk GPT', description: 'Tickets', instructions: 'Quote the ticket id.', applications: ['desk'], visibility: 'public' },
+      })
+      expect(created.status).toBe(201)
+      expect(created.body).toMatchObject({ name: 'desk-gpt', installed: true, actions_openapi_url: `${server.base}/api/gpt_public/openapi.json` })
+      const key: string = created.body.api_key
+      expect(key).toMatch(/^abx_gpt_/)
+
+      const list = await http(server, 'GET', '/api/gpt_public/apps_list', { headers: { 'x-api-key': key } })
+      expect(list.status).toBe(200)
+      expect(list.body).toMatchObject({
+        instructions: 'Quote the ticket id.',
+        operations_list: [{ api_name: 'desk', operation_id: 'getTicket', method: 'GET', path: '/tickets/{id}' }],
+        execute_action: 'app_execute_action',
+      })
+      const run = (body: unknown, headers: Record<string, string>) => http(server, 'POST', '/api/gpt_public/app_execute_action', { body, headers })
+      const ran = await run({ api_name: 'desk', operation_id: 'getTicket', arguments: { id: 7 } }, { authorization: `Bearer ${key}` })
+      expect(ran.status).toBe(200)
+      expect(ran.body).toMatchObject({ ok: true, result: { status: 200, body: { path: '/tickets/7', token: 'org-desk-key' } } })
+      expect((await run({ api_name: 'desk', operation_id: 'getTicket', arguments: { id: 'x' } }, { 'x-api-key': key })).status).toBe(422)
+      expect((await run({ api_name: 'compiled-check', operation_id: 'getThing', arguments: { id: 1 } }, { 'x-api-key': key })).status).toBe(403)
+      expect((await run({ api_name: 'desk', operation_id: 'getTicket', arguments: { id: 7 } }, { authorization: `Bearer ${adminToken}` })).status).toBe(401)
+      expect((await http(server, 'GET', '/api/gpts/list', { headers: { authorization: `Bearer ${key}` } })).status).toBe(401)
+
+      const history = await http(server, 'GET', '/api/interactions?client_source=desk-gpt', { token: adminToken })
+      expect(history.body.items).toHaveLength(1)
+      expect(history.body.items[0]).toMatchObject({ id: ran.body.interaction_id, kind: 'api_action', api_title: 'Desk', tool_name: 'getTicket', status: 200 })
+
+      const actions = await http(server, 'GET', '/api/gpt_public/openapi.json')
+      expect(actions.status).toBe(200)
+      expect(actions.body.openapi).toBe('3.1.0')
+      const schemes = Object.values(actions.body.components.securitySchemes)
+      expect(schemes).toHaveLength(1)
+      expect(schemes[0]).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' })
+
+      expect((await http(server, 'POST', '/api/gpt/desk-gpt/uninstall', { token: adminToken })).body).toEqual({
+        message: "GPT 'desk-gpt' uninstalled",
+        uninstalled: true,
+      })
+      expect((await http(server, 'GET', '/api/gpt_public/apps_list', { headers: { 'x-api-key': key } })).status).toBe(401)
+    } finally {
+      upstream.stop(true)
+    }
+  })
+
   test('bundles in the binary: a built-in sample installs, fflate writes its export (read back by Info-ZIP-compatible fflate), it imports under a new name, and a link entry is refused', async () => {
     const installed = await http(server, 'POST', '/api/marketplace/builtin-incident-triage/install', { token: adminToken, body: {} })
     expect(installed.status).toBe(201)

@@ -51,6 +51,7 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
         'Marketplace',
         'Tasks',
         'Applications',
+        'GPTs',
         'Context types',
         'Approvals',
         'History',
@@ -125,15 +126,18 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
 
   test('the API reference offers a file picker for the upload (multipart/form-data)', async () => {
     const { page, base } = s
+    // A page already on /api/docs would take the deep link as a hash change, which Swagger UI does not follow: load it anew.
+    await page.goto('about:blank')
     await page.goto(`${base}/api/docs#/applications/postApiSpec_from_file`)
     const operation = page.locator('#operations-applications-postApiSpec_from_file')
-    await operation.waitFor()
+    // Swagger UI renders the whole document before it opens the deep link: seconds on a busy 2-core machine.
+    await operation.waitFor({ timeout: 20_000 })
     if (!(await operation.locator('.try-out').isVisible())) await operation.locator('.opblock-summary').click()
     await operation.getByRole('button', { name: 'Try it out' }).click()
     await operation.locator('input[type="file"]').waitFor()
     expect(await operation.locator('.body-param__text, textarea.body-param__text').count()).toBe(0)
     await s.shot('26-api-docs-upload')
-  }, 30_000)
+  }, 45_000)
 
   test('an application has a URL of its own: the list links to /applications/{api_name}, which survives a reload', async () => {
     const { page, base } = s

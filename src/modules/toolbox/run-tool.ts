@@ -5,7 +5,16 @@
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Logger } from '../../platform/log.ts'
 import { recordedCall } from '../../platform/tools/call-record.ts'
-import { callTool, checkArguments, outcomeText, ToolError, type Tool, type ToolContext, type ToolOutcome } from '../../platform/tools/tool.ts'
+import {
+  callTool,
+  checkArguments,
+  outcomeText,
+  ToolError,
+  type Tool,
+  type ToolContext,
+  type ToolErrorCode,
+  type ToolOutcome,
+} from '../../platform/tools/tool.ts'
 import type { OperationTool } from '../applications/index.ts'
 import type { InteractionsService } from '../interactions/index.ts'
 import type { ToolCall } from './toolbox.ts'
@@ -29,6 +38,8 @@ export interface RunDependencies {
 const LICENSE_LAPSED = 'License expired: only read-only tools can be used until an admin applies a licence'
 const FAILED = 'The tool failed unexpectedly; the server log has the details'
 const NOTHING_RECORDED = Promise.resolve(null)
+/** Failures that mean the call never reached the API (an unreachable API or a time-out is `upstream_failed`: it went out). */
+const REFUSED_BEFORE_CALL = new Set<ToolErrorCode>(['invalid_arguments', 'not_authenticated', 'license_required', 'forbidden', 'not_found', 'too_large'])
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 const isOperationTool = (tool: Tool): tool is OperationTool => 'operation' in tool
@@ -62,6 +73,9 @@ export async function runTool(deps: RunDependencies, principal: Principal, set: 
   }
   const text = outcomeText(outcome)
   if (set.mode === 'mock') return { outcome, text, recorded: NOTHING_RECORDED }
+  // An api_action set answers over HTTP (GPT apps): like POST …/execute, it records only calls that went out, not those
+  // refused before (arguments, credentials, licence). MCP and chat record every call of a known tool.
+  if (set.recordKind === 'api_action' && !outcome.ok && REFUSED_BEFORE_CALL.has(outcome.error.code)) return { outcome, text, recorded: NOTHING_RECORDED }
 
   const operation = set.recordKind === 'api_action' && isOperationTool(tool) ? tool.operation : null
   const record = recordedCall({

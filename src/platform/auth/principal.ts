@@ -8,9 +8,13 @@ export interface Principal {
   /** As last committed when the request was authenticated (src/modules/auth/authenticator.ts): a role change applies at once. */
   readonly role: UserRole
   readonly kind: UserKind
-  /** How the caller proved it: an access token from login, the org token, a personal API token, or an OAuth token this instance issued (MCP endpoints only). */
-  readonly via: 'access_token' | 'org_token' | 'pat' | 'oauth'
-  /** The API token's id when `via` is `org_token` or `pat`; the OAuth grant's id when `oauth`. */
+  /**
+   * How the caller proved it: an access token from login, the org token, a personal API token, an OAuth token this
+   * instance issued (MCP endpoints only), or a GPT app's key (its /api/gpt_public routes only: the GPT acts as the
+   * organisation's account).
+   */
+  readonly via: 'access_token' | 'org_token' | 'pat' | 'oauth' | 'gpt_key'
+  /** The API token's id when `via` is `org_token` or `pat`; the OAuth grant's id when `oauth`; the GPT's id when `gpt_key`. */
   readonly tokenId: string | null
 }
 

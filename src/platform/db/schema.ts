@@ -1,6 +1,7 @@
 // The Kysely `Database` interface: the foundation's tables here, each capability's in tables/<capability>.ts.
 import type { Generated } from 'kysely'
 import type { AgentsTables } from './tables/agents.ts'
+import type { GptsTables } from './tables/gpts.ts'
 import type { ClusterTables } from './tables/cluster.ts'
 import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
@@ -91,4 +92,5 @@ export interface Database
     SecretsTables,
     SessionsTables,
     MarketplaceTables,
+    GptsTables,
     ClusterTables {}

@@ -12,6 +12,12 @@ export interface RouteDescription {
   readonly hooks: { body?: unknown; query?: unknown; params?: unknown; response?: unknown; detail?: JsonObject }
 }
 
+/**
+ * Where a route names security schemes of its own (`{name: scheme}`) besides the default bearer: they join the
+ * document's `components.securitySchemes` (a GPT app's key in `x-api-key`).
+ */
+export const SECURITY_SCHEMES_KEY = 'x-agentbox-security-schemes'
+
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Methods whose body the server parses (and so can refuse as too large or not JSON). */
@@ -126,8 +132,15 @@ function successResponses(response: unknown): Record<string, JsonObject> {
   return responses
 }
 
-function operation(route: RouteDescription, usedResponses: Set<string>): JsonObject {
-  const { hide: _hide, responses: declared, [AUTH_REQUIREMENT_KEY]: auth, ...detail } = (route.hooks.detail ?? {}) as JsonObject
+function operation(route: RouteDescription, usedResponses: Set<string>, securitySchemes: JsonObject): JsonObject {
+  const {
+    hide: _hide,
+    responses: declared,
+    [AUTH_REQUIREMENT_KEY]: auth,
+    [SECURITY_SCHEMES_KEY]: schemes,
+    ...detail
+  } = (route.hooks.detail ?? {}) as JsonObject
+  Object.assign(securitySchemes, schemes)
   const requirement = auth as AuthRequirement | undefined
   const secured = Array.isArray(detail.security) ? detail.security.length > 0 : true
   const params = parameters(route)
@@ -147,12 +160,14 @@ function operation(route: RouteDescription, usedResponses: Set<string>): JsonObj
   if (route.path.includes(':')) generic.add('404')
   if (WITH_BODY.has(route.method)) generic.add('411').add('413')
   if (WITH_BODY.has(route.method) || params.length > 0) generic.add('422')
+  const declaredStatuses = (declared as Record<string, JsonObject> | undefined) ?? {}
   for (const status of generic) {
+    // A route's own description of the status replaces the shared one, which it then does not use.
+    if (status in declaredStatuses) continue
     usedResponses.add(status)
     responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }
   }
-  for (const [status, response] of Object.entries((declared as Record<string, JsonObject> | undefined) ?? {}))
-    responses[status] = completeErrorResponse(status, response)
+  for (const [status, response] of Object.entries(declaredStatuses)) responses[status] = completeErrorResponse(status, response)
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
   return op
 }
@@ -161,11 +176,12 @@ function operation(route: RouteDescription, usedResponses: Set<string>): JsonObj
 export function buildOpenApiDocument(routes: readonly RouteDescription[], version: string): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {}
   const usedResponses = new Set<string>()
+  const securitySchemes: JsonObject = { bearer: { type: 'http', scheme: 'bearer', description: 'An access token from /api/auth/login, or an abx_ API token' } }
   for (const route of routes) {
     if (!METHODS.has(route.method) || route.hooks.detail?.hide || route.path.includes('*')) continue
     const path = toOpenApiPath(route.path)
     paths[path] ??= {}
-    paths[path][route.method.toLowerCase()] = operation(route, usedResponses)
+    paths[path][route.method.toLowerCase()] = operation(route, usedResponses, securitySchemes)
   }
   const responses = Object.fromEntries([...usedResponses].sort().map((status) => [ERROR_RESPONSES[status]!.name, ERROR_RESPONSES[status]!.response]))
   return {
@@ -181,7 +197,7 @@ export function buildOpenApiDocument(routes: readonly RouteDescription[], versio
     components: {
       schemas: { ErrorDetail: ERROR_DETAIL, HTTPValidationError: HTTP_VALIDATION_ERROR, ValidationError: VALIDATION_ERROR },
       responses,
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An access token from /api/auth/login, or an abx_ API token' } },
+      securitySchemes,
     },
   }
 }

@@ -54,6 +54,9 @@ const KNOWN_ACTIONS = [
   'application.credential_clear',
   'oauth.grant.create',
   'oauth.grant.revoke',
+  'gpt.create',
+  'gpt.rotate_key',
+  'gpt.uninstall',
 ]
 const NO_FILTERS: Filters = { action: '', actor: '', from: '', to: '' }
 

@@ -16,6 +16,7 @@ import * as m0013 from './0013_interaction_history.ts'
 import * as m0014 from './0014_threads.ts'
 import * as m0015 from './0015_sealed_secrets_and_documents.ts'
 import * as m0019 from './0019_marketplace.ts'
+import * as m0021 from './0021_gpt_apps.ts'
 import * as m0024 from './0024_cluster.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
@@ -36,5 +37,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0014_threads': m0014,
   '0015_sealed_secrets_and_documents': m0015,
   '0019_marketplace': m0019,
+  '0021_gpt_apps': m0021,
   '0024_cluster': m0024,
 })
