@@ -50,7 +50,7 @@ describe.skipIf(!ON_POSTGRES)('state two instances share', () => {
       expect(refused.status).toBe(429)
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
     }
-  })
+  }, 60_000)
 
   test("the password change's throttle is the same one: wrong current passwords on either instance add up", async () => {
     const created = await call(a, 'POST', '/api/users', cluster.adminToken, {
@@ -68,7 +68,7 @@ describe.skipIf(!ON_POSTGRES)('state two instances share', () => {
     for (let i = 0; i < 10; i++) expect((await change(i % 2 === 0 ? b : a)).status).toBe(403)
     expect((await change(a)).status).toBe(429)
     expect((await change(b)).status).toBe(429)
-  })
+  }, 60_000)
 
   test('a licence applied on one instance is the licence of the other at its next request', async () => {
     expect((await call(b, 'GET', '/api/org/license', cluster.adminToken)).body.seats).toBe(1000)
@@ -77,7 +77,7 @@ describe.skipIf(!ON_POSTGRES)('state two instances share', () => {
     const onB = await call(b, 'GET', '/api/org/license', cluster.adminToken)
     expect(onB.status).toBe(200)
     expect(onB.body).toMatchObject({ seats: 1234, lic: applied.body.license.lic })
-  })
+  }, 60_000)
 
   test('"run now" is refused on one instance while the task runs on the other', async () => {
     const created = await call(a, 'POST', '/api/task', cluster.adminToken, { name: 'held', prompt: 'Hold on' })
@@ -100,7 +100,7 @@ describe.skipIf(!ON_POSTGRES)('state two instances share', () => {
     const runs = await runsOf()
     expect(runs).toHaveLength(2)
     expect(runs.map((run) => run.status)).toEqual(['succeeded', 'succeeded'])
-  })
+  }, 60_000)
 
   test('a workflow run cancelled on another instance stops at its next step on the instance executing it', async () => {
     const token = cluster.adminToken
@@ -140,7 +140,7 @@ describe.skipIf(!ON_POSTGRES)('state two instances share', () => {
     expect(fake.requests.length - before).toBe(1)
     const stored = await call(a, 'GET', `/api/workflows/flow-bot/runs/${run.run_id}`, token)
     expect(stored.body.status).toBe('cancelled')
-  })
+  }, 60_000)
 
   test('an instance whose secrets directory is not the shared one does not start, and says why', async () => {
     const own = join(cluster.secretsDir, '..', 'own-secrets')

@@ -131,7 +131,12 @@ export class SecretBox {
 
   /** The current key id, the keyring made first if there is none (instances sharing a directory make it at boot). */
   ensureKeyring(): string {
-    return (this.#load() ?? this.#write(this.#addKey(null))).stored.current
+    const ring = this.#load()
+    if (ring) return ring.stored.current
+    const made = this.#addKey(null)
+    // Instances booting together on an empty shared directory: the first file made stands, the others read it.
+    if (this.#store.create(CREDENTIALS_KEY_FILE, JSON.stringify(made, null, 2))) this.#ring = readKeyring(JSON.stringify(made))
+    return this.#load()!.stored.current
   }
 
   seal(plaintext: string, aad: string): string {

@@ -1,7 +1,7 @@
 // Files in the secrets directory (<data>/secrets unless AGENTBOX_SECRETS_DIR names another; 0700 dir, 0600 files):
 // the setup token, the access-token signing key and the secret box's keyring (secret-box.ts). Instances sharing one
 // database share this directory.
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 
 export class SecretStore {
@@ -43,6 +43,39 @@ export class SecretStore {
     } finally {
       closeSync(directory)
     }
+  }
+
+  /**
+   * Like `write`, but only if there is no such file yet (a hard link fails on an existing name, atomically, also on a
+   * shared mount): of two instances making the same file at once, one wins and the other reads the winner's.
+   * Returns false when the file existed.
+   */
+  create(name: string, value: string): boolean {
+    const file = join(this.dir, name)
+    const temporary = `${file}.new-${process.pid}`
+    rmSync(temporary, { force: true })
+    const fd = openSync(temporary, 'wx', 0o600)
+    try {
+      writeSync(fd, value + '\n')
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    try {
+      linkSync(temporary, file)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+      throw error
+    } finally {
+      rmSync(temporary, { force: true })
+    }
+    const directory = openSync(this.dir, 'r')
+    try {
+      fsyncSync(directory)
+    } finally {
+      closeSync(directory)
+    }
+    return true
   }
 
   /** The names of the files whose name starts with `prefix`. */
