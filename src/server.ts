@@ -92,6 +92,7 @@ const routeOrder = (m: Modules): CapabilityModule[] => [
   m.oauth,
   m.bundles,
   m.marketplace,
+  m.chat,
   m.gpts,
 ]
 

@@ -6,11 +6,14 @@
 // with renamed components until it reaches the limit: as many distinct schemas and operations as a real document of
 // that size would have, not one schema referred to a million times.
 //
-//   bun scripts/bench/import-memory.ts [--binary dist/agentbox] [--json FILE] [--only json|yaml]
+//   bun scripts/bench/import-memory.ts [--binary dist/agentbox] [--json FILE] [--only json|yaml] [--documents DIR]
+//
+// --documents DIR keeps the generated documents there (large.json, large.yaml and their operation counts) and reuses
+// them on the next run: making them takes minutes.
 //
 // Target: peak RSS under 400 MB for each. Correctness (exit 1): 201 with every operation.
 import type { Subprocess } from 'bun'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -20,7 +23,7 @@ import { benchLicense } from './lib.ts'
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
   strict: true,
-  options: { binary: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' } },
+  options: { binary: { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, documents: { type: 'string' } },
 })
 const ROOT = join(import.meta.dir, '..', '..')
 const GITHUB = join(ROOT, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json')
@@ -90,6 +93,19 @@ function countOperations(document: Json): number {
   let count = 0
   for (const item of Object.values(document.paths as Json)) for (const key of Object.keys(item as Json)) if (METHODS.has(key)) count++
   return count
+}
+
+/** The document of `format`, from --documents when it was made before, else made (and kept there when asked). */
+function keptDocument(format: 'json' | 'yaml'): { bytes: Uint8Array; operations: number } {
+  if (!opts.documents) return largestDocument(format)
+  const file = join(opts.documents, `large.${format}`)
+  if (existsSync(file) && existsSync(`${file}.operations`))
+    return { bytes: new Uint8Array(readFileSync(file)), operations: Number(readFileSync(`${file}.operations`, 'utf8')) }
+  const made = largestDocument(format)
+  mkdirSync(opts.documents, { recursive: true })
+  writeFileSync(file, made.bytes)
+  writeFileSync(`${file}.operations`, String(made.operations))
+  return made
 }
 
 const statusKib = (pid: number, field: string): number => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`))?.[1])
@@ -189,7 +205,7 @@ async function importWithFreshServer(name: string, bytes: Uint8Array, operations
 const results = []
 for (const format of ['json', 'yaml'] as const) {
   if (opts.only && opts.only !== format) continue
-  const { bytes, operations } = largestDocument(format)
+  const { bytes, operations } = keptDocument(format)
   results.push(await importWithFreshServer(`large.${format}`, bytes, operations))
 }
 const report = {

@@ -17,7 +17,9 @@ const BENCHES = [
   'console.ts',
   'outbound-stream.ts',
   'bundles.ts',
+  'chat.ts',
   'gpt-apps.ts',
+  'execute.ts',
 ]
 
 const args = process.argv.slice(2)

@@ -155,6 +155,34 @@ const emptyObjects = Array.from({ length: 100_000 }, () => ({}))
 const items = Array.from({ length: 9_999 }, (_, i) => i)
 const skill = `---\nname: big-skill\ndescription: d\nmetadata:\n${Array.from({ length: 80_000 }, (_, i) => `  k${i}: v`).join('\n')}\n---\nbody\n`
 
+// Issue 30: a chat turn in a long thread. Each turn sends a 100,000-character message that has the mock call an echo
+// workflow with ~90,000 characters, so the thread grows by a 100 KB user message, a 90 KB tool call and a 50 KB tool
+// result (the cut) per turn, and every turn reads the thread back for the model (50 messages, ~3 MB, before the
+// history was capped at 400,000 characters and read in pages).
+const echo = await call('POST', '/api/workflows/stall-bot', member, {
+  name: 'echo',
+  definition: { nodes: [{ id: 'o', type: 'agentbox.output', params: { value: '{{ $json }}' } }], connections: [] },
+})
+if (echo.status !== 201) throw new Error(`echo workflow: ${echo.status} ${JSON.stringify(echo.json)}`)
+const chatMessage = (() => {
+  const head = 'run_workflow {"workflow": "echo", "input": {"s": "'
+  const tail = '"}}'
+  return head + 'ab '.repeat(Math.floor((99_000 - head.length - tail.length) / 3)) + tail + ' '.repeat(900)
+})()
+let chatThread: string | undefined
+const chatTurn = async () => {
+  const reply = await call('POST', '/api/chat', member, {
+    message: chatMessage,
+    agent_name: 'stall-bot',
+    mode: 'design',
+    ...(chatThread && { thread_id: chatThread }),
+  })
+  if (reply.status !== 200) throw new Error(`chat: ${reply.status} ${JSON.stringify(reply.json).slice(0, 300)}`)
+  chatThread = reply.json.thread_id
+  return reply
+}
+for (let turn = 0; turn < 13; turn++) await chatTurn()
+
 const HEAVY: Record<string, () => Promise<unknown>> = {
   'member summary (1M interactions, 2,000 titles, daily over a year)': () =>
     call('POST', '/api/interaction/summary', member, { time_frame: 'daily', start_date: new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10) }),
@@ -169,6 +197,7 @@ const HEAVY: Record<string, () => Promise<unknown>> = {
     call('POST', `/api/workflows/stall-bot/${fanOut.json?.id}/run`, member, { version: 'draft', input: { x: emptyObjects } }),
   'workflow real run of 99,992 steps (recording full)': () =>
     call('POST', `/api/workflows/stall-bot/${longRun.json?.id}/run`, member, { version: 'draft', input: { xs: items } }),
+  'chat turn in a long thread (a 100 KB message, a 90 KB tool call; 400,000 characters of history read back)': chatTurn,
 }
 
 /** The server's resident memory now (Linux), in MB. */

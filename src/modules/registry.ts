@@ -19,6 +19,7 @@ import { createApplicationsModule, type ApplicationsModule } from './application
 import { createAuthenticator } from './auth/authenticator.ts'
 import { createAuthModule, type AuthModule } from './auth/module.ts'
 import { createBundlesModule, type BundlesModule } from './bundles/module.ts'
+import { createChatModule, type ChatModule } from './chat/module.ts'
 import { Passwords, type PasswordCost } from './auth/passwords.ts'
 import { createConsoleModule, type ConsoleModule } from './console/module.ts'
 import { createContextTypesModule, type ContextTypesModule } from './context-types/module.ts'
@@ -65,6 +66,8 @@ export interface Modules {
   readonly oauth: OauthModule
   readonly bundles: BundlesModule
   readonly marketplace: MarketplaceModule
+  /** The copilot: chat turns over the toolbox, threads, settings and models (external MCP tools plug into its service). */
+  readonly chat: ChatModule
   /** Custom GPTs connected to the organisation: their records and keys, and the actions they call through the toolbox. */
   readonly gpts: GptsModule
 }
@@ -147,6 +150,10 @@ export function createModules(platform: Platform): Modules {
     interactions: interactions.service,
     licenseLapsed,
   })
+  const settings = createSettingsModule(ctx)
+  // The copilot takes its agent's tools from the same toolbox as the MCP endpoints, so both offer the same tools.
+  // External MCP servers' tools join through `externalTools` (a port of the chat service, null until provided).
+  const chat = createChatModule(ctx, { toolbox: toolbox.service, threads: threads.service, settings: settings.service, providers })
   const mcp = createMcpModule(ctx, {
     authenticate,
     // OAuth access tokens this instance issued, each bound to one MCP URL.
@@ -172,7 +179,7 @@ export function createModules(platform: Platform): Modules {
     console: createConsoleModule({ tenant: tenant.service }),
     auth: createAuthModule(ctx, { accessTokenKey: () => tenant.service.accessTokenKey, passwords, sleep: platform.sleep }),
     users: createUsersModule(ctx, { license: license.service, passwords }),
-    settings: createSettingsModule(ctx),
+    settings,
     contextTypes: createContextTypesModule(ctx),
     interactions,
     agents,
@@ -188,6 +195,7 @@ export function createModules(platform: Platform): Modules {
     oauth,
     bundles,
     marketplace: createMarketplaceModule(ctx, { bundles: bundles.service }),
+    chat,
     gpts,
   }
 }

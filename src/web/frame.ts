@@ -19,7 +19,7 @@ interface NavGroup {
 const page = (path: string, title: string, admin = false): ConsolePage => ({ path, title, admin })
 
 export const NAV_GROUPS: readonly NavGroup[] = [
-  { label: 'Home', pages: [page('/overview', 'Overview')] },
+  { label: 'Home', pages: [page('/overview', 'Overview'), page('/chat', 'Chat')] },
   {
     label: 'Build',
     pages: [

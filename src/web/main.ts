@@ -6,6 +6,7 @@ import { Frame, pageOf } from './frame.ts'
 import { AgentsPage } from './pages/agents.ts'
 import { ApplicationsPage } from './pages/applications.ts'
 import { ApprovalsPage } from './pages/approvals.ts'
+import { ChatPage } from './pages/chat.ts'
 import { AuditPage } from './pages/audit.ts'
 import { ConnectedClientsPage } from './pages/connected-clients.ts'
 import { ContextTypesPage } from './pages/context-types.ts'
@@ -76,6 +77,7 @@ function App() {
   const { me } = user
   const bodies: Record<string, () => ComponentChildren> = {
     '/overview': () => h(OverviewPage, { me }),
+    '/chat': () => h(ChatPage, { me, settings: user.settings }),
     '/users': () => h(UsersPage, { me }),
     '/agents': () => h(AgentsPage, { me }),
     '/marketplace': () => h(MarketplacePage, { me }),

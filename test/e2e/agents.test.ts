@@ -64,6 +64,8 @@ describe.skipIf(!hasChromium)('agents in the console', () => {
     await page.getByRole('heading', { name: 'sales-helper-bot', level: 1 }).waitFor()
     expect(new URL(page.url()).pathname).toBe('/agents/sales-helper-bot')
     const tabs = page.getByRole('tablist').getByRole('tab')
+    // The heading shows while the agent loads; the tabs come with it.
+    await tabs.first().waitFor()
     expect(await tabs.allTextContents()).toEqual(['Design', 'Versions', 'Members', 'Live'])
     expect(await page.getByRole('tab', { name: 'Design' }).getAttribute('aria-selected')).toBe('true')
     await draftChip.waitFor()

@@ -47,6 +47,7 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
       const admin = await navGeometry(page)
       expect(admin.links).toEqual([
         'Overview',
+        'Chat',
         'Agents',
         'Marketplace',
         'Tasks',

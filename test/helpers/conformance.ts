@@ -107,6 +107,10 @@ export class ConformanceChecker {
     const file = content[sentType] as { schema?: { format?: string } } | undefined
     if (sentType !== 'application/json' && file?.schema?.format === 'binary') return problems
     if (response.headers.has('content-encoding')) return problems
+    if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      if (!content['text/event-stream']) return [...problems, `status ${response.status} is an event stream, which the document does not describe`]
+      return [...problems, ...this.#eventProblems(`${found.pointer}/content/text~1event-stream`, content['text/event-stream'], response.text)]
+    }
     if (!content['application/json'])
       return [...problems, `status ${response.status} is documented with ${Object.keys(content).join(', ')}, which this checker does not read`]
     if (!(response.headers.get('content-type') ?? '').includes('application/json')) {
@@ -123,6 +127,40 @@ export class ConformanceChecker {
       for (const error of validate.errors ?? []) {
         problems.push(`body${error.instancePath} ${error.message}${error.params && Object.keys(error.params).length ? ` ${JSON.stringify(error.params)}` : ''}`)
       }
+    }
+    return problems
+  }
+
+  /**
+   * An event stream against its media type's `x-sse-events` (event name → the schema of its JSON data): every event is
+   * named there and its data fits. Comment lines (keep-alives) are skipped.
+   */
+  #eventProblems(pointer: string, media: JsonObject, text: string): string[] {
+    const events = media['x-sse-events'] as Record<string, unknown> | undefined
+    if (!events) return []
+    const problems: string[] = []
+    for (const block of text.split('\n\n')) {
+      const lines = block.split('\n').filter((line) => line !== '' && !line.startsWith(':'))
+      if (lines.length === 0) continue
+      const name = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? 'message'
+      const data = lines
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n')
+      if (!(name in events)) {
+        problems.push(`event "${name}" is not documented in x-sse-events`)
+        continue
+      }
+      let value: unknown
+      try {
+        value = JSON.parse(data)
+      } catch {
+        problems.push(`event "${name}" data is not JSON: ${data.slice(0, 200)}`)
+        continue
+      }
+      const validate = this.#validator(`${pointer}/x-sse-events/${escapePointer(name)}`)
+      if (!validate(value))
+        for (const error of validate.errors ?? []) problems.push(`event ${name} data${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`)
     }
     return problems
   }

@@ -395,7 +395,17 @@ describe('threads', () => {
       created_at: NOW,
       updated_at: NOW,
       messages: [
-        { id: expect.any(String), role: 'user', content: 'Summarise my day', created_at: NOW, tool_calls: null, tool_result: null, model: null, usage: null },
+        {
+          id: expect.any(String),
+          role: 'user',
+          content: 'Summarise my day',
+          created_at: NOW,
+          tool_calls: null,
+          tool_result: null,
+          model: null,
+          usage: null,
+          metadata: null,
+        },
         {
           id: expect.any(String),
           role: 'assistant',
@@ -405,6 +415,7 @@ describe('threads', () => {
           tool_result: null,
           model: { provider: 'mock', model: 'mock' },
           usage: { input_tokens: Math.ceil('Summarise my day'.length / 4), output_tokens: Math.ceil(reply.length / 4) },
+          metadata: null,
         },
       ],
     })

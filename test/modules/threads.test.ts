@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
-import type { ThreadsService } from '../../src/modules/threads/index.ts'
+import { HISTORY_MAX_CHARS, type ThreadsService } from '../../src/modules/threads/index.ts'
 import { startFakeServer, type FakeServer } from '../llm/fake-servers.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
@@ -94,7 +94,7 @@ describe('GET /api/threads/{id}', () => {
     ])
     const res = await t.request('GET', `/api/threads/${thread.id}`, { token: alice.token })
     expect(res.status).toBe(200)
-    const none = { tool_calls: null, tool_result: null, model: null, usage: null }
+    const none = { tool_calls: null, tool_result: null, model: null, usage: null, metadata: null }
     expect(res.body.messages.map(({ id, created_at, ...rest }: any) => rest)).toEqual([
       { role: 'system', content: 'Be brief.', ...none },
       { role: 'user', content: 'Weather in Lyon?', ...none },
@@ -108,6 +108,7 @@ describe('GET /api/threads/{id}', () => {
         tool_result: null,
         model: { provider: 'mock', model: 'mock' },
         usage: { input_tokens: 12, output_tokens: 5 },
+        metadata: null,
       },
       { role: 'tool', content: '{"temp":21}', ...none, tool_result: { tool_call_id: 'c1', name: 'get_weather', is_error: false } },
       { role: 'tool', content: 'Malformed JSON', ...none, tool_result: { tool_call_id: 'c2', name: 'get_time', is_error: true } },
@@ -118,6 +119,7 @@ describe('GET /api/threads/{id}', () => {
         tool_result: null,
         model: { provider: 'openai', model: 'gpt-x' },
         usage: { input_tokens: 30, output_tokens: 4 },
+        metadata: null,
       },
     ])
     // Read back for a model: the same conversation in provider messages.
@@ -138,6 +140,23 @@ describe('GET /api/threads/{id}', () => {
     ])
     // A window that would start with a tool result leaves it out: a result without its call is refused by providers.
     expect((await threads().history(thread.id, 3)).map((m) => m.role)).toEqual(['assistant'])
+  })
+
+  test('a long thread reads whole and in order across read pages; a model reads the latest messages within the budget', async () => {
+    const thread = await threads().create({ owner_id: alice.id })
+    // 25 messages of 90,000 characters (more than three read pages); each says its number first.
+    const big = (n: number) => `${String(n).padStart(2, '0')} ${'x'.repeat(90_000 - 3)}`
+    for (let n = 0; n < 25; n++) await threads().append(thread.id, [{ role: n % 2 ? 'assistant' : 'user', content: big(n) }])
+    const res = await t.request('GET', `/api/threads/${thread.id}`, { token: alice.token })
+    expect(res.status).toBe(200)
+    expect(res.body.messages.map((m: any) => m.content.slice(0, 2))).toEqual(Array.from({ length: 25 }, (_, n) => String(n).padStart(2, '0')))
+    // 400,000 characters hold four of them: the window is the latest four, oldest first; the message limit still applies.
+    expect(HISTORY_MAX_CHARS).toBe(400_000)
+    expect((await threads().history(thread.id, 50)).map((m) => m.content.slice(0, 2))).toEqual(['21', '22', '23', '24'])
+    expect((await threads().history(thread.id, 2)).map((m) => m.content.slice(0, 2))).toEqual(['23', '24'])
+    // A newest message larger than the budget is still read: the model always gets the message it answers.
+    await threads().append(thread.id, [{ role: 'user', content: 'y'.repeat(HISTORY_MAX_CHARS + 1) }])
+    expect((await threads().history(thread.id, 50)).map((m) => m.content.length)).toEqual([HISTORY_MAX_CHARS + 1])
   })
 
   test("another member's thread is 404, an admin may read it, an unknown id is 404", async () => {
@@ -278,6 +297,7 @@ describe('migration 0014', () => {
         model_name: null,
         input_tokens: null,
         output_tokens: null,
+        metadata: null,
         created_at: NOW,
       },
       {
@@ -291,6 +311,7 @@ describe('migration 0014', () => {
         model_name: null,
         input_tokens: null,
         output_tokens: null,
+        metadata: null,
         created_at: NOW,
       },
       {
@@ -304,6 +325,7 @@ describe('migration 0014', () => {
         model_name: null,
         input_tokens: null,
         output_tokens: null,
+        metadata: null,
         created_at: NOW,
       },
     ])

@@ -3,7 +3,7 @@
 // PostgreSQL does differently, made the same.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Database as Sqlite } from 'bun:sqlite'
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +12,7 @@ import { openDatabase, type SqliteHandle } from '../../src/platform/db/database.
 import { migrateToLatest, MigrationError } from '../../src/platform/db/migrate.ts'
 import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
 import { queryPlan } from '../../src/platform/db/query-plan.ts'
+import { writeTransaction } from '../../src/platform/db/write-transaction.ts'
 import { ON_POSTGRES } from '../helpers/database.ts'
 import { startTestServer } from '../helpers/server.ts'
 
@@ -73,6 +74,48 @@ describe('the change stamp and the read connection (what the authenticator relie
       expect(handle.changeStamp()).toBeNull()
     })
     expect(handle.changeStamp()).not.toBe(afterUpdate)
+  })
+
+  test('a write transaction moves it once committed, unless it says it writes nothing a cache reads', async () => {
+    const handle = setUp()
+    const insert = (v: string) => CompiledQuery.raw('INSERT INTO t (v) VALUES (?)', [v])
+    const before = handle.changeStamp()
+    const rowids = await writeTransaction(handle.db, async (run) => {
+      expect(handle.changeStamp()).toBeNull()
+      return [(await run(insert('f'))).insertId, (await run(insert('g'))).insertId]
+    })
+    expect(rowids).toEqual([3, 4])
+    const afterStamped = handle.changeStamp()
+    expect(afterStamped).not.toBe(before)
+    await writeTransaction(
+      handle.db,
+      async (run) => {
+        expect(handle.changeStamp()).toBeNull()
+        await run(insert('h'))
+      },
+      { unstamped: true },
+    )
+    expect(count(handle.writer)).toBe(5)
+    expect(handle.changeStamp()).toBe(afterStamped)
+    // A later ordinary write still moves it.
+    handle.writer.run("UPDATE t SET v = 'i' WHERE id = 1")
+    expect(handle.changeStamp()).not.toBe(afterStamped)
+    const afterUpdate = handle.changeStamp()
+    // A failed transaction is rolled back whole, and the stamp never goes back to a value a cache may have seen.
+    await expect(
+      writeTransaction(
+        handle.db,
+        async (run) => {
+          await run(insert('j'))
+          throw new Error('stop')
+        },
+        { unstamped: true },
+      ),
+    ).rejects.toThrow('stop')
+    expect(count(handle.writer)).toBe(5)
+    expect(handle.changeStamp()).not.toBeNull()
+    expect(handle.writer.inTransaction).toBe(false)
+    expect(typeof afterUpdate).toBe('number')
   })
 
   test('the read connection sees each commit on its next read, also after a query plan was read', () => {

@@ -11,6 +11,7 @@ import { consoleAssets, type ConsoleAssets } from './assets.ts'
 export const CONSOLE_PATHS = [
   '/login',
   '/overview',
+  '/chat',
   '/users',
   '/agents',
   '/marketplace',

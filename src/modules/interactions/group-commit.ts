@@ -1,10 +1,11 @@
 // Group commit for the interaction store: inserts that arrive while one commits share the next transaction.
 import type { CompiledQuery, Kysely } from 'kysely'
 import { kindOf } from '../../platform/db/dialect.ts'
-import { rollUpInsights } from '../../platform/db/insights-rollups.ts'
+import { insightsRollupStatements } from '../../platform/db/insights-rollups.ts'
 import type { DatabaseKind } from '../../platform/db/target.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
+import { writeTransaction } from '../../platform/db/write-transaction.ts'
 
 const COLUMNS = [
   'id',
@@ -107,19 +108,28 @@ export class GroupCommitInserts {
     }
   }
 
-  /** The rows and the insights rollups that count them, in one transaction (the summary's rollups are triggers). */
+  /**
+   * The rows and the insights rollups that count them, in one transaction (the summary's rollups are triggers). On
+   * SQLite the whole batch runs as one synchronous piece on the writer (platform/db/write-transaction.ts).
+   */
   async #commitRows(rows: InteractionsTable[]): Promise<void> {
-    await this.#db.transaction().execute(async (trx) => {
-      let first = Number.POSITIVE_INFINITY
-      let last = 0
-      for (const row of rows) {
-        // SQLite reports each row's rowid; PostgreSQL has none, and the rollups find the rows by id there.
-        const { insertId } = await trx.executeQuery(this.#query(row))
-        if (insertId === undefined) continue
-        first = Math.min(first, Number(insertId))
-        last = Math.max(last, Number(insertId))
-      }
-      await rollUpInsights(trx, this.#kind === 'sqlite' ? { kind: 'sqlite', first, last } : { kind: 'postgres', ids: rows.map((row) => row.id) })
-    })
+    await writeTransaction(
+      this.#db,
+      async (run) => {
+        let first = Number.POSITIVE_INFINITY
+        let last = 0
+        for (const row of rows) {
+          // SQLite reports each row's rowid; PostgreSQL has none, and the rollups find the rows by id there.
+          const { insertId } = await run(this.#query(row))
+          if (insertId === undefined) continue
+          first = Math.min(first, insertId)
+          last = Math.max(last, insertId)
+        }
+        const inserted = this.#kind === 'sqlite' ? ({ kind: 'sqlite', first, last } as const) : ({ kind: 'postgres', ids: rows.map((row) => row.id) } as const)
+        for (const query of insightsRollupStatements(this.#db, inserted)) await run(query)
+        // Records and their counts: nothing the authenticator remembers (users, sessions, tokens) changes with them.
+      },
+      { unstamped: true },
+    )
   }
 }

@@ -23,6 +23,8 @@ export interface ThreadMessageRecord {
   tool_result: { tool_call_id: string; name: string; is_error: boolean } | null
   model: { provider: string; model: string } | null
   usage: TokenUsage | null
+  /** What the writer kept beside the message (chat: the turn's mode, a comparison, suggestions); null when nothing. */
+  metadata: Record<string, unknown> | null
 }
 
 export interface ThreadRecord extends ThreadSummaryRecord {
@@ -33,6 +35,7 @@ export interface ThreadRecord extends ThreadSummaryRecord {
 export type NewThreadMessage = ChatMessage & {
   model?: { provider: string; model: string } | null
   usage?: TokenUsage | null
+  metadata?: Record<string, unknown> | null
 }
 
 export const toSummary = (row: ThreadRow): ThreadSummaryRecord => ({
@@ -55,6 +58,7 @@ export function toMessageRecord(row: ThreadMessagesTable): ThreadMessageRecord {
     tool_result: row.tool_result === null ? null : (JSON.parse(row.tool_result) as ThreadMessageRecord['tool_result']),
     model: row.model_provider !== null && row.model_name !== null ? { provider: row.model_provider, model: row.model_name } : null,
     usage: row.input_tokens !== null && row.output_tokens !== null ? { input_tokens: row.input_tokens, output_tokens: row.output_tokens } : null,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
   }
 }
 
@@ -73,6 +77,7 @@ export function toMessageRow(threadId: string, id: string, createdAt: string, me
     model_name: message.model?.model ?? null,
     input_tokens: message.usage?.input_tokens ?? null,
     output_tokens: message.usage?.output_tokens ?? null,
+    metadata: message.metadata ? JSON.stringify(message.metadata) : null,
     created_at: createdAt,
   }
 }

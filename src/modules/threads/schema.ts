@@ -25,6 +25,10 @@ export const ThreadMessage = t.Object({
   }),
   model: t.Union([t.Object({ provider: t.String(), model: t.String() }), t.Null()], { description: 'The model that wrote an assistant message' }),
   usage: t.Union([t.Object({ input_tokens: t.Integer(), output_tokens: t.Integer() }), t.Null()], { description: "The model call's token usage" }),
+  metadata: t.Union([t.Record(t.String(), t.Unknown()), t.Null()], {
+    description:
+      'What chat keeps beside a message: on user messages `{mode, version?, preset_id?, compare_with?}`; on tool results the tool’s `_meta` and the `approval` a run waits for; on the assistant message that ends a turn `stop_reason`, `comparison` (the other model’s answer), `suggestions`, `error`. null otherwise',
+  }),
 })
 
 const threadFields = {

@@ -5,8 +5,10 @@ import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import { type Clock, isoTime } from '../../platform/clock.ts'
 import type { Database } from '../../platform/db/schema.ts'
+import type { ThreadMessagesTable } from '../../platform/db/tables/threads.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { invalidInput, notFound } from '../../platform/errors.ts'
+import { EventLoopTurns } from '../../platform/fair-share.ts'
 import { resolvePage, type Page } from '../../platform/http/paging.ts'
 import { newId } from '../../platform/ids.ts'
 import type { ChatMessage } from '../../llm/provider.ts'
@@ -25,6 +27,21 @@ import { THREAD_PAGING } from './schema.ts'
 export const THREAD_NOT_FOUND = 'Thread not found'
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
+
+/**
+ * Messages read per query. A message is at most ~100,000 characters (a chat message; a tool result is cut at 50,000),
+ * so a page is about a megabyte: reading it from SQLite, which answers synchronously, and decoding it stay within a few
+ * milliseconds, and the event loop gets a turn between pages once the reading has taken longer than that.
+ */
+const READ_PAGE = 8
+const READ_TURN_MS = 4
+/**
+ * How much of a thread a model reads at most, in characters (~100,000 tokens): the latest messages that fit, the
+ * newest always. Beyond it a real model would refuse the request, and reading and sending it would hold the server.
+ */
+export const HISTORY_MAX_CHARS = 400_000
+
+const messageChars = (row: ThreadMessagesTable) => row.content.length + (row.tool_calls?.length ?? 0)
 
 export interface ThreadsServiceOptions {
   db: Kysely<Database>
@@ -64,8 +81,18 @@ export class ThreadsService {
     const { db } = this.#o
     const row = await db.selectFrom('threads').selectAll().where('id', '=', id).executeTakeFirst()
     if (!row || (row.owner_id !== principal.userId && principal.role !== 'admin')) throw notFound(THREAD_NOT_FOUND)
-    const messages = await db.selectFrom('thread_messages').selectAll().where('thread_id', '=', id).orderBy('id').execute()
-    return { ...toSummary(row), messages: messages.map(toMessageRecord) }
+    const messages: ThreadMessageRecord[] = []
+    const turns = new EventLoopTurns(READ_TURN_MS)
+    for (let after: string | null = null; ; ) {
+      let page = db.selectFrom('thread_messages').selectAll().where('thread_id', '=', id)
+      if (after !== null) page = page.where('id', '>', after)
+      const rows = await page.orderBy('id').limit(READ_PAGE).execute()
+      for (const message of rows) messages.push(toMessageRecord(message))
+      if (rows.length < READ_PAGE) break
+      after = rows.at(-1)!.id
+      await turns.maybe()
+    }
+    return { ...toSummary(row), messages }
   }
 
   /**
@@ -121,11 +148,29 @@ export class ThreadsService {
   }
 
   /**
-   * The latest `limit` messages, oldest first, as a model reads them. The window never starts with tool results whose
-   * call fell outside it: providers refuse a result without its call.
+   * The latest `limit` messages that fit in HISTORY_MAX_CHARS (the newest always), oldest first, as a model reads them.
+   * The window never starts with tool results whose call fell outside it: providers refuse a result without its call.
    */
   async history(threadId: string, limit: number, db: Kysely<Database> = this.#o.db): Promise<ChatMessage[]> {
-    const rows = await db.selectFrom('thread_messages').selectAll().where('thread_id', '=', threadId).orderBy('id', 'desc').limit(limit).execute()
+    const rows: ThreadMessagesTable[] = []
+    const turns = new EventLoopTurns(READ_TURN_MS)
+    let chars = 0
+    read: for (let before: string | null = null; rows.length < limit; ) {
+      let page = db.selectFrom('thread_messages').selectAll().where('thread_id', '=', threadId)
+      if (before !== null) page = page.where('id', '<', before)
+      const found = await page
+        .orderBy('id', 'desc')
+        .limit(Math.min(READ_PAGE, limit - rows.length))
+        .execute()
+      for (const row of found) {
+        chars += messageChars(row)
+        if (rows.length > 0 && chars > HISTORY_MAX_CHARS) break read
+        rows.push(row)
+      }
+      if (found.length < READ_PAGE) break
+      before = found.at(-1)!.id
+      await turns.maybe()
+    }
     const messages = rows.reverse().map((row) => toChatMessage(toMessageRecord(row)))
     const first = messages.findIndex((message) => message.role !== 'tool')
     return first === -1 ? [] : messages.slice(first)

@@ -7,6 +7,7 @@ import type pg from 'pg'
 import { ChangeTracker, createPool, decodeRows, encodeParameters, TrackedPostgresDialect } from './postgres.ts'
 import type { Database } from './schema.ts'
 import type { DatabaseKind, DatabaseTarget } from './target.ts'
+import { registerSqliteWriter } from './write-transaction.ts'
 
 /**
  * PocketBase's pragmas, in its order: busy_timeout must come first so that switching to WAL waits
@@ -95,6 +96,14 @@ function openSqlite(path: string): SqliteHandle {
   // skips re-preparing identical SQL (~35 % per query, measured). Statements are never finalized by the dialect.
   const cachedStatements = { prepare: (sql: string) => writer.query(sql), close: () => writer.close() } as unknown as Sqlite
   const db = new Kysely<Database>({ dialect: new BunSqliteDialect({ database: cachedStatements }) })
+  // Changes of transactions that said they touch nothing a cache reads (write-transaction.ts): kept out of the stamp.
+  let unstamped = 0
+  registerSqliteWriter(db, {
+    connection: writer,
+    unstamp: (changes) => {
+      unstamped += changes
+    },
+  })
 
   const totalChanges = writer.query<{ n: number }, []>('SELECT total_changes() AS n')
 
@@ -106,7 +115,7 @@ function openSqlite(path: string): SqliteHandle {
     writer,
     reader,
     path,
-    changeStamp: () => (writer.inTransaction ? null : totalChanges.get()!.n),
+    changeStamp: () => (writer.inTransaction ? null : totalChanges.get()!.n - unstamped),
     readStatement<Row>(query: CompiledQuery): ReadStatement<Row> {
       // bun:sqlite caches the prepared statement on the connection: compiled once, prepared once.
       // biome-ignore lint/suspicious/noExplicitAny: bind parameters of any compiled query

@@ -3,9 +3,10 @@
 // (that cost ~110 µs per recorded interaction). Deletes (retention) are still taken out by the delete trigger, which
 // computes the duration bucket with the same SQL. The batch is picked by rowid range on SQLite, by id on PostgreSQL
 // (which has no rowid), hence here in platform/db.
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { type CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from './schema.ts'
 import { DURATION_BUCKET_SQL } from './migrations/0008_insights.ts'
+import type { DatabaseKind } from './target.ts'
 
 const BUCKET = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)'))
 const DAY = sql.raw('substr(created_at, 1, 10)')
@@ -65,6 +66,23 @@ const STATEMENTS: ((batch: RawBuilder<unknown>) => RawBuilder<unknown>)[] = [
     on conflict (user_id, month, bucket) do update set n = interaction_user_monthly_durations.n + excluded.n`,
 ]
 
+/** The upserts compiled once per dialect (building and compiling them cost more than running them); only the batch's bounds change. */
+const compiled = new Map<DatabaseKind, readonly CompiledQuery[]>()
+
+/** The statements that count the rows just inserted into every insights rollup, to run in the transaction that inserted them. */
+export function insightsRollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): CompiledQuery[] {
+  let statements = compiled.get(rows.kind)
+  if (statements === undefined) {
+    const sample: InsertedRows = rows.kind === 'sqlite' ? { kind: 'sqlite', first: 0, last: 0 } : { kind: 'postgres', ids: [] }
+    statements = STATEMENTS.map((statement) => statement(inBatch(sample)).compile(db as unknown as Kysely<Database>))
+    // The batch's bounds are each statement's only parameters.
+    if (statements.some((query) => query.parameters.length !== (rows.kind === 'sqlite' ? 2 : 1))) throw new Error('unexpected rollup parameters')
+    compiled.set(rows.kind, statements)
+  }
+  const parameters = rows.kind === 'sqlite' ? [rows.first, rows.last] : [rows.ids]
+  return statements.map((query) => ({ ...query, parameters }))
+}
+
 /** Counts the rows just inserted into every insights rollup. Call inside the transaction that inserted them. */
 export async function rollUpInsights(trx: Kysely<Database>, rows: InsertedRows): Promise<void> {
   const batch = inBatch(rows)
@@ -74,5 +92,5 @@ export async function rollUpInsights(trx: Kysely<Database>, rows: InsertedRows):
     await sql`with ${sql.join(STATEMENTS.map((statement, i) => sql`${sql.raw(`rollup_${i}`)} as (${statement(batch)})`))} select 1`.execute(trx)
     return
   }
-  for (const statement of STATEMENTS) await statement(batch).execute(trx)
+  for (const query of insightsRollupStatements(trx, rows)) await trx.executeQuery(query)
 }

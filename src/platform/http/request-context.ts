@@ -12,6 +12,11 @@ export interface RequestContext {
   readonly clientAddress: string
   /** The body as parsed, before Elysia's normalisation reshapes it (a JSON array arrives as an object of undefineds). */
   parsedBody?: unknown
+  /**
+   * Lifts the listening server's idle time-out (10 s) for this request: for answers that may take minutes (a chat turn
+   * with a model and tools) or stream with pauses. A no-op when the request did not come through a server.
+   */
+  allowLongRequest(): void
 }
 
 const contexts = new WeakMap<Request, RequestContext>()
@@ -19,7 +24,11 @@ const contexts = new WeakMap<Request, RequestContext>()
 /** Ids we echo back: short and free of anything that could break a header or a log line. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export function beginRequest(request: Request, clientAddress: () => string | undefined = () => undefined): RequestContext {
+export function beginRequest(
+  request: Request,
+  clientAddress: () => string | undefined = () => undefined,
+  allowLongRequest: () => void = () => {},
+): RequestContext {
   const given = request.headers.get('x-request-id')
   let address: string | undefined
   const context: RequestContext = {
@@ -28,6 +37,7 @@ export function beginRequest(request: Request, clientAddress: () => string | und
     get clientAddress() {
       return (address ??= clientAddress() ?? 'unknown')
     },
+    allowLongRequest,
   }
   contexts.set(request, context)
   return context

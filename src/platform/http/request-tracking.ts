@@ -51,7 +51,7 @@ export function withRequestTracking(
       forwardedFor === null
         ? () => addresses.ofPeer(server?.requestIP(received)?.address)
         : addresses.forwarded(server?.requestIP(received)?.address, forwardedFor)
-    const context = beginRequest(request, clientAddress)
+    const context = beginRequest(request, clientAddress, () => server?.timeout(received, 0))
     requestTraffic.begin()
     let response = await handle(request)
     try {

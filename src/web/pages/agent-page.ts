@@ -60,6 +60,20 @@ function Tabs({ tabs, current, onSelect }: { tabs: readonly (readonly [TabKey, s
   )
 }
 
+/**
+ * Talk to the agent in the chat: its live version for everyone, and for owners the draft in mock mode (every tool
+ * simulated, nothing changed or recorded), to try a draft before publishing it.
+ */
+function ChatLinks({ agent }: { agent: AgentDetail }) {
+  const chat = (query: Record<string, string>) => `/chat?${new URLSearchParams({ agent: agent.name, ...query })}`
+  return h(
+    'span',
+    { class: 'agent-chat-links' },
+    agent.live_version !== null ? h(Link, { to: chat({}) }, 'Chat with it') : null,
+    agent.role === 'owner' ? h(Link, { to: chat({ mode: 'mock', version: 'draft' }) }, 'Try in mock mode') : null,
+  )
+}
+
 export function AgentPage({ name, tab, me }: { name: string; tab: string; me: Me }) {
   const loaded = useLoad(() => api<AgentDetail>('GET', agentApi(name)), [name])
   const agent = loaded.data
@@ -93,6 +107,7 @@ export function AgentPage({ name, tab, me }: { name: string; tab: string; me: Me
         ' ',
         h('span', { class: 'chip' }, liveText(agent.live_version)),
       ),
+      h(ChatLinks, { agent }),
       h(ExportBundle, { agent }),
     ),
     agent.role === 'owner'

@@ -1,6 +1,7 @@
 // The import worker: reads one API description off the request thread (parsing and validating GitHub's 13 MB
 // description takes over a second) and posts back the operations ready to store, a few hundred per message so the
 // request thread takes them in small turns. One worker per import.
+import { asciiText } from './ascii-text.ts'
 import { importApiDocument } from './import.ts'
 import { type DocumentSource, MAX_NESTING, SpecInvalidError } from './read.ts'
 import { OPERATIONS_PER_MESSAGE, type WorkerAnswer } from './run-import.ts'
@@ -13,8 +14,12 @@ const answer = (message: WorkerAnswer) => self.postMessage(message)
 function sourceOf(data: { bytes: ArrayBuffer }): DocumentSource {
   let bytes: ArrayBuffer | null = data.bytes.transfer()
   try {
+    // YAML with characters past ASCII: one byte a character (ascii-text.ts), half the text's memory while it parses.
+    const ascii = asciiText(new Uint8Array(bytes))
+    if (ascii) return { ...ascii, collect: () => Bun.gc(true) }
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), collect: () => Bun.gc(true) }
-  } catch {
+  } catch (error) {
+    if (error instanceof SpecInvalidError) throw error
     throw new SpecInvalidError('The file is not UTF-8 text', '')
   } finally {
     bytes = null
@@ -30,6 +35,9 @@ self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer } | { close: tr
   }
   try {
     const { operations, ...document } = await importApiDocument(sourceOf(event.data))
+    // The parsed tree is garbage now (the operations are strings): collected here, on this thread, before the request
+    // thread starts storing, so that the two never hold their peaks at once.
+    Bun.gc(true)
     for (let start = 0; start < operations.length; start += OPERATIONS_PER_MESSAGE)
       answer({ ok: true, operations: operations.slice(start, start + OPERATIONS_PER_MESSAGE) })
     answer({ ok: true, result: { ...document, operations: [] } })

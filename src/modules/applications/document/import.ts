@@ -1,7 +1,7 @@
 // One uploaded API description, read and turned into what an application stores: its identity, security schemes,
 // scopes and operations, each already serialised so that storing them is cheap. Pure and synchronous after parsing,
 // so it runs in the import worker (import-worker.ts) away from the request thread.
-import { extractOperations } from './operations.ts'
+import { type ExtractedOperation, extractOperations } from './operations.ts'
 import { isObject } from './pointer.ts'
 import { type DocumentSource, readApiDocument, type ImportWarning, MAX_WARNINGS } from './read.ts'
 import { readSecuritySchemes, noteScope, type DeclaredScope, type SecurityScheme } from './security.ts'
@@ -50,12 +50,32 @@ function firstServerUrl(document: Record<string, unknown>): string | null {
   })
 }
 
+const storedOperation = (operation: ExtractedOperation): ImportedOperation => ({
+  operation_id: operation.operation_id,
+  method: operation.method,
+  path: operation.path,
+  summary: operation.summary,
+  description: operation.description,
+  tags: JSON.stringify(operation.tags),
+  deprecated: operation.deprecated ? 1 : 0,
+  input_schema: JSON.stringify(operation.input_schema),
+  scopes: JSON.stringify(operation.scopes),
+  security: JSON.stringify(operation.security),
+  targets: JSON.stringify(operation.targets),
+  sample: JSON.stringify(operation.sample),
+})
+
 /** `input` as text, or a source whose text is let go once parsed (the import worker's, for memory). */
 export async function importApiDocument(input: string | DocumentSource): Promise<ImportedDocument> {
   const { document, openapiVersion, warnings } = await readApiDocument(input)
   const info = document.info as Record<string, unknown>
   const { schemes, declaredScopes } = readSecuritySchemes(document, warnings)
-  const { operations, requiredScopes } = extractOperations(document, warnings)
+  // Each operation is stored as text as soon as it is built; what the scopes and warnings below need is noted apart.
+  const uses: { id: string; scopes: string[]; schemes: string[] }[] = []
+  const { operations, requiredScopes } = extractOperations(document, warnings, (operation) => {
+    uses.push({ id: operation.operation_id, scopes: operation.scopes, schemes: operation.security.flatMap((requirement) => Object.keys(requirement)) })
+    return storedOperation(operation)
+  })
   if (typeof input !== 'string') input.collect?.()
   const known = new Set(schemes.map((scheme) => scheme.name))
   const unknownWarned = new Set<string>()
@@ -68,18 +88,17 @@ export async function importApiDocument(input: string | DocumentSource): Promise
       const merged = scopes.get(entry.scope)!
       if (!('operations' in merged)) (merged as AvailableScope).operations = []
     }
-  for (const operation of operations) {
-    for (const scope of operation.scopes) scopes.get(scope)?.operations.push(operation.operation_id)
-    for (const requirement of operation.security)
-      for (const scheme of Object.keys(requirement))
-        if (!known.has(scheme) && !unknownWarned.has(scheme)) {
-          unknownWarned.add(scheme)
-          if (warnings.length < MAX_WARNINGS)
-            warnings.push({
-              pointer: '/components/securitySchemes',
-              message: `Security scheme "${scheme}" is required but not defined; operations that need it cannot be called`,
-            })
-        }
+  for (const operation of uses) {
+    for (const scope of operation.scopes) scopes.get(scope)?.operations.push(operation.id)
+    for (const scheme of operation.schemes)
+      if (!known.has(scheme) && !unknownWarned.has(scheme)) {
+        unknownWarned.add(scheme)
+        if (warnings.length < MAX_WARNINGS)
+          warnings.push({
+            pointer: '/components/securitySchemes',
+            message: `Security scheme "${scheme}" is required but not defined; operations that need it cannot be called`,
+          })
+      }
   }
 
   return {
@@ -90,20 +109,7 @@ export async function importApiDocument(input: string | DocumentSource): Promise
     server_url: firstServerUrl(document),
     security_schemes: schemes,
     scopes: [...scopes.values()].sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0)),
-    operations: operations.map((operation) => ({
-      operation_id: operation.operation_id,
-      method: operation.method,
-      path: operation.path,
-      summary: operation.summary,
-      description: operation.description,
-      tags: JSON.stringify(operation.tags),
-      deprecated: operation.deprecated ? 1 : 0,
-      input_schema: JSON.stringify(operation.input_schema),
-      scopes: JSON.stringify(operation.scopes),
-      security: JSON.stringify(operation.security),
-      targets: JSON.stringify(operation.targets),
-      sample: JSON.stringify(operation.sample),
-    })),
+    operations,
     warnings: warnings.slice(0, MAX_WARNINGS),
   }
 }

@@ -126,17 +126,26 @@ function templateNames(path: string): string[] {
   return [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!)
 }
 
-export interface ExtractedOperations {
-  operations: ExtractedOperation[]
+export interface ExtractedOperations<T = ExtractedOperation> {
+  /** Each operation as `keep` turned it. */
+  operations: T[]
   /** Scopes that only appear in security requirements (openIdConnect, or sloppy documents), by scheme. */
   requiredScopes: Map<string, DeclaredScope>
 }
 
-export function extractOperations(document: Record<string, unknown>, warnings: ImportWarning[]): ExtractedOperations {
+/**
+ * `keep` turns each operation into what is kept of it as soon as it is built (the import serialises it), so that the
+ * schemas of thousands of operations are never all held at once beside the document.
+ */
+export function extractOperations<T = ExtractedOperation>(
+  document: Record<string, unknown>,
+  warnings: ImportWarning[],
+  keep: (operation: ExtractedOperation) => T = (operation) => operation as T,
+): ExtractedOperations<T> {
   const converter = new ToolSchemaConverter(document, warnings)
   const paths = isObject(document.paths) ? document.paths : {}
   const globalSecurity = readRequirements(document.security)
-  const operations: ExtractedOperation[] = []
+  const operations: T[] = []
   const taken = new Set<string>()
   const requiredScopes = new Map<string, DeclaredScope>()
   const warn = (pointer: string, message: string) => {
@@ -244,20 +253,22 @@ export function extractOperations(document: Record<string, unknown>, warnings: I
       let sample = sampleResponse(document, operation)
       if (JSON.stringify(sample.body)?.length > SAMPLE_MAX_CHARS) sample = { ...sample, body: null }
 
-      operations.push({
-        operation_id: operationId,
-        method: method.toUpperCase(),
-        path,
-        summary: typeof operation.summary === 'string' ? truncateText(operation.summary, 500) : '',
-        description: typeof operation.description === 'string' ? truncateText(operation.description, DESCRIPTION_MAX) : '',
-        tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : [],
-        deprecated: operation.deprecated === true,
-        input_schema,
-        scopes: [...scopes].sort(),
-        security,
-        targets,
-        sample,
-      })
+      operations.push(
+        keep({
+          operation_id: operationId,
+          method: method.toUpperCase(),
+          path,
+          summary: typeof operation.summary === 'string' ? truncateText(operation.summary, 500) : '',
+          description: typeof operation.description === 'string' ? truncateText(operation.description, DESCRIPTION_MAX) : '',
+          tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : [],
+          deprecated: operation.deprecated === true,
+          input_schema,
+          scopes: [...scopes].sort(),
+          security,
+          targets,
+          sample,
+        }),
+      )
     }
   }
   if (unusableIds.length > 0)

@@ -4,6 +4,7 @@
 import { upgrade, validate } from '@scalar/openapi-parser'
 import { CORE_SCHEMA, load as loadYaml } from 'js-yaml'
 import { nestsDeeperThan } from '../../../platform/http/body.ts'
+import { restoreCharacters, uploadedColumnMessage } from './ascii-text.ts'
 import { isObject, pointerOf } from './pointer.ts'
 
 /** The document cannot be imported: `pointer` says where (RFC 6901, '' for the whole document). */
@@ -42,7 +43,8 @@ const nestsTooDeeply = (pointer = ''): SpecInvalidError => new SpecInvalidError(
 /** A stack overflow, however the parser that hit it wrapped it. */
 const isStackOverflow = (error: unknown): boolean => error instanceof RangeError || /call stack/i.test(String((error as Error)?.message))
 
-function parseText(text: string): unknown {
+/** `marker`: the text is asciiText's (ascii-text.ts), its other characters spelled as placeholders. */
+function parseText(text: string, marker?: string): unknown {
   const trimmed = text.replace(/^\uFEFF/, '').trimStart()
   if (trimmed === '') throw new SpecInvalidError('The file is empty', '')
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
@@ -57,11 +59,13 @@ function parseText(text: string): unknown {
     // js-yaml builds values straight from the text (the `yaml` library's syntax tree took ~45 bytes per byte: 1.2 GB
     // for 28 MB). YAML 1.2 core types; duplicate keys are the last one's, as JSON.parse does. Aliases are shared
     // values, not copies: checkStructure counts what they expand to.
-    return loadYaml(trimmed, { schema: CORE_SCHEMA, json: true, maxDepth: MAX_NESTING })
+    const tree = loadYaml(trimmed, { schema: CORE_SCHEMA, json: true, maxDepth: MAX_NESTING })
+    return marker === undefined ? tree : restoreCharacters(tree, marker)
   } catch (error) {
     // Past maxDepth, or a stack overflow however it is reported: the same answer as deep JSON.
     if (isStackOverflow(error) || /maxDepth/.test(String((error as Error)?.message))) throw nestsTooDeeply()
-    throw new SpecInvalidError(`The file is not valid YAML or JSON: ${firstLine((error as Error).message)}`, '')
+    const message = (marker !== undefined && uploadedColumnMessage(error as never, trimmed, marker)) || firstLine((error as Error).message)
+    throw new SpecInvalidError(`The file is not valid YAML or JSON: ${message}`, '')
   }
 }
 
@@ -141,6 +145,8 @@ function requireShape(document: Record<string, unknown>): void {
 /** An uploaded text handed over to be read: `text` is taken (set to null) once parsed, so its memory can go. */
 export interface DocumentSource {
   text: string | null
+  /** Set when `text` is asciiText's (ascii-text.ts): characters past ASCII are this marker and their code point. */
+  readonly marker?: string
   /** Called once the text is let go and again after the operations are built: the worker collects garbage there. */
   collect?: () => void
 }
@@ -151,7 +157,7 @@ export async function readApiDocument(input: string | DocumentSource): Promise<R
   const length = source.text?.length ?? 0
   let parsed: unknown
   try {
-    parsed = parseText(source.text ?? '')
+    parsed = parseText(source.text ?? '', 'marker' in source ? source.marker : undefined)
   } finally {
     // The parsed tree is all that is needed from here on; a 32 MiB upload is 64 MB as a string.
     source.text = null

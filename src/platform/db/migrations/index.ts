@@ -17,6 +17,7 @@ import * as m0014 from './0014_threads.ts'
 import * as m0015 from './0015_sealed_secrets_and_documents.ts'
 import * as m0019 from './0019_marketplace.ts'
 import * as m0021 from './0021_gpt_apps.ts'
+import * as m0022 from './0022_thread_message_metadata.ts'
 import * as m0024 from './0024_cluster.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
@@ -38,5 +39,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0015_sealed_secrets_and_documents': m0015,
   '0019_marketplace': m0019,
   '0021_gpt_apps': m0021,
+  '0022_thread_message_metadata': m0022,
   '0024_cluster': m0024,
 })

@@ -29,6 +29,8 @@ export interface ThreadMessagesTable {
   model_name: string | null
   input_tokens: number | null
   output_tokens: number | null
+  /** JSON object of what the writer keeps beside the message (chat: mode, comparison, suggestions), else null. (0022) */
+  metadata: string | null
   created_at: string
 }
 
