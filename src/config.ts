@@ -1,6 +1,6 @@
 // loadConfig(argv, env) → one frozen, typed Config. The only reader of process.env and argv flags (README "Commands" lists them).
 import { parseArgs } from 'node:util'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { LOG_LEVELS, type LogLevel } from './platform/log.ts'
 import { AllowEntryError, parseAllowList, type AllowEntry } from './platform/outbound/allow-list.ts'
 import type { Cidr } from './platform/outbound/address-policy.ts'
@@ -46,6 +46,11 @@ export interface Config {
    * SQLite file in the data dir. Null: SQLite.
    */
   readonly databaseUrl: DatabaseUrl | null
+  /**
+   * AGENTBOX_SECRETS_DIR or --secrets-dir: the secrets directory (signing key, keyring, setup token); absolute. By
+   * default the data directory's `secrets/`. Instances sharing one PostgreSQL database must all read the same one.
+   */
+  readonly secretsDir: string
   readonly logLevel: LogLevel
   readonly licenseMode: LicenseMode
   /** A setup token chosen by the operator instead of a generated one (AGENTBOX_SETUP_TOKEN). */
@@ -80,8 +85,8 @@ export class ConfigError extends Error {}
 export const USAGE = `agentbox — the self-hosted agent platform in one binary
 
 Usage:
-  agentbox [serve] [--port N] [--host ADDR] [--data DIR] [--database-url URL]   serve the platform (default)
-  agentbox backup FILE [--data DIR] [--database-url URL]   write a consistent copy of the database
+  agentbox [serve] [--port N] [--host ADDR] [--data DIR] [--database-url URL] [--secrets-dir DIR]   serve the platform (default)
+  agentbox backup FILE [--data DIR] [--database-url URL] [--secrets-dir DIR]   write a consistent copy of the database
   agentbox migrate-to-postgres --from DIR --to URL         copy a stopped instance's SQLite database into an empty
                                                            PostgreSQL database, verified (the keys stay in DIR/secrets)
   agentbox version                                         print the version
@@ -92,6 +97,7 @@ Flags override environment variables:
   --host  AGENTBOX_HOST      (0.0.0.0)
   --data  AGENTBOX_DATA_DIR  (./data; $STATE_DIRECTORY under systemd)
   --database-url  AGENTBOX_DATABASE_URL  (unset: SQLite in the data dir; postgres://user:pass@host:5432/db: PostgreSQL 13+)
+  --secrets-dir  AGENTBOX_SECRETS_DIR  (DATA/secrets; several instances on one database must share it)
 Other settings: AGENTBOX_LOG_LEVEL (debug|info|warn|error), AGENTBOX_LICENSE_MODE (production|test),
 AGENTBOX_SETUP_TOKEN, AGENTBOX_INTERACTION_RETENTION_DAYS (365).
 AGENTBOX_OUTBOUND_ALLOW: private destinations outbound calls may reach, comma-separated hosts, host:port and
@@ -225,6 +231,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
         'database-url': { type: 'string' },
         from: { type: 'string' },
         to: { type: 'string' },
+        'secrets-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -276,6 +283,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     port,
     host: values.host ?? env.AGENTBOX_HOST ?? '0.0.0.0',
     dataDir: resolve(dataDir),
+    secretsDir: resolve(values['secrets-dir'] || env.AGENTBOX_SECRETS_DIR || join(dataDir, 'secrets')),
     databaseUrl:
       values['database-url'] !== undefined
         ? loadDatabaseUrl(values['database-url'], '--database-url')

@@ -7,6 +7,7 @@ import { backupDatabaseFile, backupKeys, type SealedSecretsCount, sealedSecretsI
 import { createLogger, errorFields } from './platform/log.ts'
 import { backupSecretsReport, credentialKeyFiles } from './platform/secrets/index.ts'
 import { migrateToPostgres } from './migrate-to-postgres.ts'
+import { SharedKeyError } from './platform/cluster/shared-keys.ts'
 import { createServer, DATABASE_FILE, ListenError } from './server.ts'
 import { VERSION } from './version.ts'
 
@@ -37,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
         let keys: string | null
         let sealed: SealedSecretsCount[] | null
         if (config.databaseUrl) {
-          keys = backupKeys(config.backupFile!, credentialKeyFiles(config.dataDir))
+          keys = backupKeys(config.backupFile!, credentialKeyFiles(config.dataDir, config.secretsDir))
           process.stdout.write(
             `the database is on PostgreSQL: back it up with pg_dump (pg_dump --format=custom --file=${config.backupFile} "$AGENTBOX_DATABASE_URL")\n` +
               (keys
@@ -51,7 +52,7 @@ async function main(argv: string[]): Promise<number> {
             return 1
           }
         } else {
-          keys = backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!, credentialKeyFiles(config.dataDir))
+          keys = backupDatabaseFile(join(config.dataDir, DATABASE_FILE), config.backupFile!, credentialKeyFiles(config.dataDir, config.secretsDir))
           process.stdout.write(`backup written to ${config.backupFile}${keys ? ` (credential keys in ${keys})` : ''}\n`)
           sealed = sealedSecretsIn(config.backupFile!)
         }
@@ -73,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
         server = await createServer(config, { logger })
       } catch (error) {
         // Another server on the data dir is an operator's situation, not a bug: the reason alone, no stack.
-        logger.error('could not start', error instanceof DataDirInUseError ? { error: error.message } : errorFields(error))
+        logger.error('could not start', error instanceof DataDirInUseError || error instanceof SharedKeyError ? { error: error.message } : errorFields(error))
         return 1
       }
       try {

@@ -17,7 +17,8 @@ import { ClientAddresses } from './platform/http/client-address.ts'
 import { JobRunner } from './platform/jobs.ts'
 import { createLogger, type Logger } from './platform/log.ts'
 import type { CapabilityModule } from './modules/module-context.ts'
-import { SecretStore } from './platform/secrets/secret-files.ts'
+import { type Cluster, createCluster } from './platform/cluster/index.ts'
+import { checkSharedKeyring, SecretStore } from './platform/secrets/index.ts'
 import { lockDataDir, type DataDirLock } from './platform/data-dir-lock.ts'
 import { createModules, inStartOrder, type Modules, type Platform } from './modules/registry.ts'
 import { MCP_PATH } from './modules/mcp/routes.ts'
@@ -55,6 +56,8 @@ export interface AgentboxServer {
   readonly fetch: FetchHandler
   readonly config: Config
   readonly database: DatabaseHandle
+  /** This instance among others on one database: its id, the shared revisions, the scheduler's leadership. */
+  readonly cluster: Cluster
   /** Every module by name: its service is what tests (and later other transports) call. */
   readonly modules: Modules
   /** The setup link's token while unprovisioned, else null. */
@@ -169,12 +172,16 @@ async function bootOn(
   overrides: ServerOverrides,
 ): Promise<AgentboxServer> {
   if (database.kind === 'sqlite') chmodSync(database.path, 0o600)
-  const secrets = new SecretStore(config.dataDir)
+  const secrets = new SecretStore(config.dataDir, config.secretsDir)
   const migration = await migrateToLatest(database, join(config.dataDir, 'backups'), clock.now())
   if (migration.applied.length > 0) logger.info('database migrated', { applied: migration.applied, backup: migration.backupPath })
+  // Instances on one PostgreSQL database must read one keyring: a secrets directory that is not the shared one stops
+  // the boot here, not later as secrets that do not open.
+  if (database.kind === 'postgres') await checkSharedKeyring(database.db, secrets)
 
   let closing = false
   const jobs = new JobRunner(logger)
+  const cluster = createCluster(database, logger)
   const clientAddresses = new ClientAddresses(config.trustedProxies, clock, logger)
   const modules = createModules({
     config,
@@ -183,6 +190,7 @@ async function bootOn(
     database,
     jobs,
     secrets,
+    cluster,
     clientAddresses,
     isReady: () => !closing,
     sleep: overrides.sleep ?? ((ms) => Bun.sleep(ms)),
@@ -190,10 +198,26 @@ async function bootOn(
     outbound: overrides.outbound,
   })
   const app = buildApp(config, logger, modules)
-  await startModules(inStartOrder(modules), jobs)
+  await cluster.start()
+  try {
+    await startModules(inStartOrder(modules), jobs)
+  } catch (error) {
+    await cluster.stop()
+    throw error
+  }
   const setupToken = modules.tenant.setupTokenAtBoot()
   const tenant = modules.tenant.service
-  const fetch = withRequestTracking((request) => app.handle(request), logger, clientAddresses)
+  // Several instances: what another instance may have changed without this one's caches knowing (setup ran there, a
+  // licence was applied) is brought up to date before each request. A failure here (the database away) leaves the
+  // kept state, and the request itself meets the database and answers as it must.
+  const shared = database.kind === 'postgres' ? () => Promise.all([tenant.refresh(), modules.license.service.refresh()]) : null
+  const handle = shared
+    ? async (request: Request) => {
+        if (!new URL(request.url).pathname.startsWith('/api/health')) await shared().catch(() => {})
+        return app.handle(request)
+      }
+    : (request: Request) => app.handle(request)
+  const fetch = withRequestTracking(handle, logger, clientAddresses)
   let listener: ReturnType<typeof Bun.serve> | undefined
 
   return {
@@ -201,6 +225,7 @@ async function bootOn(
     fetch,
     config,
     database,
+    cluster,
     modules,
     setupToken,
     start() {
@@ -243,6 +268,7 @@ async function bootOn(
       }
       await jobs.stop()
       for (const module of inStartOrder(modules).reverse()) await module.stop?.()
+      await cluster.stop()
       await database.close()
       dataDirLock.release()
       logger.info('stopped')

@@ -28,6 +28,7 @@ import { notAuthenticated } from '../../src/platform/http/http-error.ts'
 import { newId } from '../../src/platform/ids.ts'
 import { JobRunner } from '../../src/platform/jobs.ts'
 import { createLogger } from '../../src/platform/log.ts'
+import { createCluster } from '../../src/platform/cluster/index.ts'
 import { nextRunAt, type Schedule } from '../../src/modules/tasks/schedule.ts'
 import { createServer } from '../../src/server.ts'
 
@@ -128,7 +129,7 @@ function tasksModuleOver(database: DatabaseHandle, dataDir: string) {
     synchronous: true,
   })
   return createTasksModule(
-    { config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger) },
+    { config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger), cluster: createCluster(database, logger) },
     {
       providers: new ModelProviders(config.llm, createOutboundClient({ operatorAllow: [], adminAllow: async () => [] })),
       threads: new ThreadsService({ db: database.db, clock: systemClock }),

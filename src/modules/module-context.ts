@@ -2,6 +2,7 @@
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
 import type { AuthGuard } from '../platform/auth/guard.ts'
+import type { Cluster } from '../platform/cluster/index.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { DatabaseHandle } from '../platform/db/database.ts'
 import type { BackgroundJobs } from '../platform/jobs.ts'
@@ -15,6 +16,8 @@ export interface ModuleContext {
   /** `.use(ctx.guard)` in routes, then `{ auth: 'member' | 'admin' }` on each route. */
   readonly guard: AuthGuard
   readonly jobs: BackgroundJobs
+  /** This instance among others on one database: its id, the shared revisions, the scheduler's leadership. */
+  readonly cluster: Cluster
 }
 
 /**

@@ -10,7 +10,8 @@ import type { Logger } from '../platform/log.ts'
 import type { ClientAddresses } from '../platform/http/client-address.ts'
 import type { CapabilityModule, ModuleContext } from './module-context.ts'
 import { SecretVault, type SecretStore } from '../platform/secrets/index.ts'
-import { cachedOrgSettings } from '../platform/org-settings.ts'
+import { cachedOrgSettings, shareOrgSettingsRevision } from '../platform/org-settings.ts'
+import type { Cluster } from '../platform/cluster/index.ts'
 import { createOutboundClient } from '../platform/outbound/outbound-client.ts'
 import type { FetchFunction, Resolver, StartTimer } from '../platform/outbound/safe-fetch.ts'
 import { createAgentsModule, type AgentsModule } from './agents/module.ts'
@@ -84,6 +85,8 @@ export interface Platform {
   readonly database: DatabaseHandle
   readonly jobs: JobRunner
   readonly secrets: SecretStore
+  /** This instance among others on the same database (platform/cluster). */
+  readonly cluster: Cluster
   /** Who each request's client is (trusted proxies), and whether untrusted peers send X-Forwarded-For (health). */
   readonly clientAddresses: ClientAddresses
   /** False once shutdown has begun. */
@@ -97,22 +100,25 @@ export interface Platform {
 }
 
 export function createModules(platform: Platform): Modules {
-  const { config, clock, logger, database, jobs, secrets } = platform
+  const { config, clock, logger, database, jobs, secrets, cluster } = platform
   // The guard reads the licence and the signing key only when a request comes, after every module below exists.
   const authenticate = createAuthenticator({
     db: database.db,
     readStatement: (query) => database.readStatement(query),
-    changeStamp: database.changeStamp,
+    // On PostgreSQL another instance's writes (a revoked token, a deactivated user) do not move this instance's stamp:
+    // no principal is remembered there, each request reads its rows (one query on the read pool).
+    changeStamp: database.kind === 'postgres' ? () => null : database.changeStamp,
     clock,
     accessTokenSecret: () => tenant.service.accessTokenKey,
   })
   const licenseLapsed = () => license.service.isLapsed()
   const guard = authGuard({ authenticate, licenseLapsed, synchronous: database.kind === 'sqlite' })
-  const ctx: ModuleContext = { config, clock, logger, database, guard, jobs }
+  const ctx: ModuleContext = { config, clock, logger, database, guard, jobs, cluster }
   const passwords = new Passwords(platform.passwordCost)
   const license = createLicenseModule(ctx)
   const tenant = createTenantModule(ctx, { license: license.service, secrets, passwords })
   // One guarded client for everything that calls out, and one vault (one table, one keyring) for every sealed secret.
+  shareOrgSettingsRevision(database.db, cluster.revisions.get('org_settings'))
   const orgSettings = cachedOrgSettings(database.db)
   const outbound = createOutboundClient({
     operatorAllow: config.outboundAllow,
@@ -121,7 +127,14 @@ export function createModules(platform: Platform): Modules {
     fetch: platform.outbound?.fetch,
     startTimer: platform.outbound?.startTimer,
   })
-  const vault = new SecretVault({ db: database.db, files: secrets, clock, fetch: outbound.fetch })
+  const vault = new SecretVault({
+    db: database.db,
+    files: secrets,
+    clock,
+    fetch: outbound.fetch,
+    revision: cluster.revisions.get('secrets'),
+    sharedKeyring: database.kind === 'postgres',
+  })
   // One client per model provider for everything that calls a model, sending through the guarded client.
   const providers = new ModelProviders(config.llm, outbound)
   // Saves check the applications they name through the applications module (made below; called only on a request).

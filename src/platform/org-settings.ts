@@ -5,6 +5,7 @@ import { writeAudit } from './audit.ts'
 import { isoTime, type Clock } from './clock.ts'
 import type { Database } from './db/schema.ts'
 import type { RecordingMode } from './db/tables/workflows.ts'
+import { LocalRevision, type Revision } from './revision.ts'
 
 export interface OrgSettings {
   workflow_recording: RecordingMode
@@ -26,17 +27,32 @@ type SettingKey = (typeof KEYS)[number]
 /** Arrays are stored as JSON text, scalars as their string. */
 const stored = (value: unknown): string => (Array.isArray(value) ? JSON.stringify(value) : String(value))
 
-// Bumped after every committed change, per database: readers that keep settings (the outbound allow list, read on
-// every outbound call) reload when it moves instead of querying each time.
-const revisions = new WeakMap<Kysely<Database>, number>()
+// Moved by every change, per database: readers that keep settings (the outbound allow list, read on every outbound
+// call) reload when it moves instead of querying each time. The server hands in the revision every instance on the
+// database shares (platform/cluster); without one (tools, tests of this file alone) it lives in memory.
+const revisions = new WeakMap<Kysely<Database>, Revision>()
+
+/** Makes `revision` the one settings changes on `db` move and settings readers on `db` watch. */
+export function shareOrgSettingsRevision(db: Kysely<Database>, revision: Revision): void {
+  revisions.set(db, revision)
+}
+
+function revisionOf(db: Kysely<Database>): Revision {
+  let revision = revisions.get(db)
+  if (!revision) {
+    revision = new LocalRevision()
+    revisions.set(db, revision)
+  }
+  return revision
+}
 
 /** Moves whenever a change made through `updateOrgSettings(db, …)` commits. */
-export const orgSettingsRevision = (db: Kysely<Database>): number => revisions.get(db) ?? 0
+export const orgSettingsRevision = (db: Kysely<Database>): number => revisionOf(db).value
 
-/** readOrgSettings, kept until the next change commits. */
+/** readOrgSettings, kept until the next change commits (on this instance or another). */
 export function cachedOrgSettings(db: Kysely<Database>): () => Promise<OrgSettings> {
   let kept: { revision: number; settings: Promise<OrgSettings> } | null = null
-  return () => {
+  const current = (): Promise<OrgSettings> => {
     const revision = orgSettingsRevision(db)
     if (kept?.revision !== revision) {
       const settings = readOrgSettings(db)
@@ -46,6 +62,10 @@ export function cachedOrgSettings(db: Kysely<Database>): () => Promise<OrgSettin
       })
     }
     return kept.settings
+  }
+  return () => {
+    const syncing = revisionOf(db).sync?.()
+    return syncing ? syncing.then(current) : current()
   }
 }
 
@@ -98,8 +118,8 @@ export async function updateOrgSettings(
         target_id: 'org',
         details: { changes: changed },
       })
+    if (Object.keys(changed).length) await revisionOf(db).changed(trx)
     return readOrgSettings(trx)
   })
-  revisions.set(db, orgSettingsRevision(db) + 1)
   return updated
 }

@@ -6,15 +6,19 @@ import type { Database } from './db/schema.ts'
 
 /**
  * What caches watch and writers move. Writers call `changed(trx)` inside the transaction that writes, with that
- * transaction: today the revision lives in this process's memory (one process owns the database); several instances
- * will back it with a stored row bumped in that same transaction and polled (or notified) into `value`, without
- * changing a caller.
+ * transaction. With one process (SQLite) the revision lives in its memory; with several instances (PostgreSQL) it is
+ * also a stored row bumped in that same transaction and read back by the others (platform/cluster/revisions.ts).
  */
 export interface Revision {
   /** Moves whenever the watched data changed (or is about to: see `changed`). Read on every cache lookup. */
   readonly value: number
   /** Records that `trx` changes the watched data. */
   changed(trx: Kysely<Database>): Promise<void>
+  /**
+   * Brings `value` up to date with changes other instances committed (several instances on PostgreSQL); undefined
+   * when there is nothing to wait for (one process owns the database).
+   */
+  sync?(): Promise<void> | undefined
 }
 
 /**
@@ -46,11 +50,14 @@ export class RevisionCache<V> {
   #revision = -1
 
   constructor(
-    private readonly revision: Pick<Revision, 'value'>,
+    private readonly revision: Pick<Revision, 'value' | 'sync'>,
     private readonly maxEntries = 1024,
   ) {}
 
   async get(key: string, load: () => Promise<V>): Promise<V> {
+    // Another instance's change committed before this call must not be answered from what was kept before it.
+    const syncing = this.revision.sync?.()
+    if (syncing) await syncing
     const revision = this.revision.value
     if (revision !== this.#revision) {
       this.#entries.clear()

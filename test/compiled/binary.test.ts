@@ -531,7 +531,8 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     })
     // On the PostgreSQL run this is the binary talking to PostgreSQL through pg, bundled into it.
     expect(h.checks.database).toEqual({ status: 'pass', kind: TEST_DATABASE_KIND, latency_ms: expect.any(Number) })
-    expect(h.checks.scheduler).toEqual({ status: expect.any(String), jobs: expect.any(Number) })
+    expect(h.checks.scheduler).toEqual({ status: expect.any(String), jobs: expect.any(Number), leader: true })
+    expect(h.instance_id).toEqual(expect.any(String))
     expect(h.checks.disk).toEqual({ status: expect.stringMatching(/^(pass|warn)$/), free_bytes: expect.any(Number) })
     for (const probe of ['/api/health/live', '/api/health/ready']) expect((await http(server, 'GET', probe)).body).toEqual({ status: 'pass' })
   })

@@ -18,11 +18,12 @@ describe('GET /api/health', () => {
       status: 'pass',
       version: expect.any(String),
       uptime_s: 5,
+      instance_id: t.server.cluster.instanceId,
       provisioned: true,
       license: { status: 'valid', mode: 'test', expires_at: expect.stringMatching(/Z$/), evaluation: false },
       checks: {
         database: { status: 'pass', kind: TEST_DATABASE_KIND, latency_ms: expect.any(Number) },
-        scheduler: { status: 'pass', jobs: 0 },
+        scheduler: { status: 'pass', jobs: 0, leader: true },
         disk: { status: 'pass', free_bytes: expect.any(Number) },
         proxy: { status: 'pass', untrusted_forwarded_requests: 0, last_seen_at: null, detail: null },
       },

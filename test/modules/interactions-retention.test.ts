@@ -119,6 +119,7 @@ describe('the retention job', () => {
       database: t.server.database,
       guard,
       jobs: { every: (name, ms, run) => void jobs.push({ name, ms, run }) },
+      cluster: t.server.cluster,
     })
     expect(jobs.map((j) => [j.name, j.ms])).toEqual([['interaction-retention', RETENTION_CHECK_MS]])
     expect(RETENTION_CHECK_MS).toBe(60 * 60 * 1000)

@@ -116,7 +116,7 @@ describe('restarts', () => {
     await s.create({ schedule: { frequency: 'cron', cron: '0 12 * * *' } })
     await s.create({})
     await s.t.restart()
-    expect((await s.t.request('GET', '/api/health')).body.checks.scheduler).toEqual({ status: 'pass', jobs: 2 })
+    expect((await s.t.request('GET', '/api/health')).body.checks.scheduler).toEqual({ status: 'pass', jobs: 2, leader: true })
     expect(s.scheduler().nextRunOf(a.id)).toBe(Date.parse('2026-03-02T09:00:00.000Z'))
   })
 

@@ -464,7 +464,7 @@ describe('health and OpenAPI', () => {
     await create(alice.token)
     await create(alice.token, { state: 'disabled', schedule: { frequency: 'daily', hour: '09:00' } })
     const health = await t.request('GET', '/api/health')
-    expect(health.body.checks.scheduler).toEqual({ status: 'pass', jobs: 2 })
+    expect(health.body.checks.scheduler).toEqual({ status: 'pass', jobs: 2, leader: true })
   })
 
   test('every task route is in the OpenAPI document with its schemas', async () => {

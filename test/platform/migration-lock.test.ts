@@ -29,7 +29,9 @@ test.skipIf(!ON_POSTGRES)('two instances booting together on one fresh database:
   await holder.connect()
   try {
     await holder.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`)
-    const booting = [launchServer({ dataDir: a }), launchServer({ dataDir: b })]
+    // Instances on one database share one secrets directory (each would refuse a directory of its own).
+    const env = { AGENTBOX_SECRETS_DIR: join(tmp, 'secrets') }
+    const booting = [launchServer({ dataDir: a, env }), launchServer({ dataDir: b, env })]
     const waiting = async () =>
       Number(
         (

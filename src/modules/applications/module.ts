@@ -9,7 +9,6 @@ import { ArgumentChecker } from './arguments.ts'
 import { APPLICATION_CREDENTIALS, ApplicationCredentials } from './credentials.ts'
 import { createImportRunner, type ImportRunner } from './document/run-import.ts'
 import { OperationExecutor } from './execute.ts'
-import { ApplicationsRevision } from './revision.ts'
 import { applicationRoutes } from './routes.ts'
 import { applicationSkills } from './skills-home.ts'
 import { OperationTools } from './tools.ts'
@@ -40,7 +39,7 @@ export interface ApplicationsDependencies {
 
 export function createApplicationsModule(ctx: ModuleContext, deps: ApplicationsDependencies): ApplicationsModule {
   const db = ctx.database.db
-  const revision = new ApplicationsRevision()
+  const revision = ctx.cluster.revisions.get('applications')
   const store = deps.secrets.namespace(APPLICATION_CREDENTIALS)
   const checkUrl = (url: string) => deps.outbound.checkSavedUrl(url)
   const service = new ApplicationsService({

@@ -32,9 +32,9 @@ function applicationSkillsHome(db: Kysely<Database>, clock: Clock, revision: App
           .values(row)
           .onConflict((conflict) => conflict.column('application_id').doUpdateSet({ skills: row.skills, updated_at: now }))
           .execute()
+        await revision.changed(trx)
         return outcome
       })
-      revision.bump()
       return result
     },
   }

@@ -140,6 +140,13 @@ export class OperationTools {
     return this.#deps.revision.value
   }
 
+  /** The revision once it reflects changes committed on any instance before the call (a key for kept tool sets). */
+  async currentRevision(): Promise<number> {
+    const syncing = this.#deps.revision.sync?.()
+    if (syncing) await syncing
+    return this.#deps.revision.value
+  }
+
   /** The application with its operations in document order; cached until any application changes. */
   #application(apiName: string): Promise<ApplicationEntry | null> {
     return this.#applications.get(apiName, async () => {

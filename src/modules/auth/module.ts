@@ -3,6 +3,7 @@
 import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import type { Passwords } from './passwords.ts'
 import { LoginRateLimiter } from './rate-limit.ts'
+import { StoredLoginThrottle } from './stored-throttle.ts'
 import { authRoutes } from './routes.ts'
 import { AuthService } from './service.ts'
 import { ConsoleSessions } from './sessions.ts'
@@ -21,11 +22,13 @@ const PRUNE_SESSIONS_MS = 10 * 60 * 1000
 
 export function createAuthModule(ctx: ModuleContext, deps: AuthModuleDeps): AuthModule {
   const sessions = new ConsoleSessions(ctx.database.db, ctx.clock)
+  // One process (SQLite) keeps the throttle in memory; instances sharing PostgreSQL count in the database.
+  const stored = ctx.database.kind === 'postgres' ? new StoredLoginThrottle(ctx.database.db, ctx.clock) : null
   const service = new AuthService({
     db: ctx.database.db,
     clock: ctx.clock,
     sleep: deps.sleep,
-    limiter: new LoginRateLimiter(ctx.clock),
+    limiter: stored ?? new LoginRateLimiter(ctx.clock),
     sessions,
     passwords: deps.passwords,
     accessTokenKey: deps.accessTokenKey,
@@ -35,6 +38,7 @@ export function createAuthModule(ctx: ModuleContext, deps: AuthModuleDeps): Auth
     service,
     start() {
       ctx.jobs.every('ended console sessions', PRUNE_SESSIONS_MS, () => service.pruneSessions())
+      if (stored) ctx.jobs.every('aged sign-in throttle entries', PRUNE_SESSIONS_MS, () => stored.prune())
     },
   }
 }

@@ -37,15 +37,73 @@ export type LoginAttempt =
       /** Wait this long before checking the password (the account is under attack). */
       readonly delayMs: number
       /** The password was right: take this attempt back and clear the pair's failures. */
-      succeeded(): void
+      succeeded(): void | Promise<void>
     }
 
+/** What a sign-in is judged by: in memory on SQLite (one process), in the database on PostgreSQL (every instance). */
+export interface LoginThrottle {
+  /** Checks the limits and, when the attempt may go ahead, counts it before the caller checks the password. */
+  begin(email: string, address: string, device?: string | null): LoginAttempt | Promise<LoginAttempt>
+}
+
+/** The keys one attempt may be counted under; `account` is always among them. */
+export function attemptKeys(email: string, address: string, device: string | null) {
+  return {
+    account: `email:${email}`,
+    device: device === null ? null : `device:${device}`,
+    pair: `pair:${JSON.stringify([address, email])}`,
+    address: `addr:${address}`,
+  }
+}
+
 /**
- * In memory: one process serves the instance, and a restart forgetting failures is acceptable
+ * The one rule, whatever keeps the times: given each key's recent attempts (within the window), either the wait before
+ * another attempt, or the keys this attempt is counted under (the first is the one a success clears: the pair, or the
+ * known browser) and the account's delay.
+ */
+export function judgeAttempt(
+  keys: ReturnType<typeof attemptKeys>,
+  recent: (key: string) => number[],
+  now: number,
+): { readonly allowed: false; readonly retryAfterSeconds: number } | { readonly allowed: true; readonly keys: string[]; readonly delayMs: number } {
+  const delayMs = accountDelayMs(recent(keys.account).length)
+  // Past its own limit a known browser is judged like any other (by its address), not locked on its own.
+  if (keys.device !== null && recent(keys.device).length < LOGIN_MAX_FAILURES) return { allowed: true, keys: [keys.device, keys.account], delayMs }
+  const wait = Math.max(waitSeconds(recent(keys.pair), LOGIN_MAX_FAILURES, now), waitSeconds(recent(keys.address), LOGIN_MAX_FAILURES_PER_ADDRESS, now))
+  if (wait > 0) return { allowed: false, retryAfterSeconds: wait }
+  return { allowed: true, keys: [keys.pair, keys.address, keys.account], delayMs }
+}
+
+function waitSeconds(times: number[], max: number, now: number): number {
+  if (times.length < max) return 0
+  const oldestThatCounts = times[times.length - max]!
+  return Math.max(1, Math.ceil((oldestThatCounts + LOGIN_WINDOW_MS - now) / 1000))
+}
+
+/** The times still within the window, the newest KEPT_PER_KEY of them. */
+export function withinWindow(times: readonly number[], now: number): number[] {
+  const recent = times.filter((t) => now - t < LOGIN_WINDOW_MS)
+  return recent.length > KEPT_PER_KEY ? recent.slice(recent.length - KEPT_PER_KEY) : recent
+}
+
+/** Counts an attempt: its time appended, only the newest entries kept (every limit and the longest delay are reached well within them). */
+export function withAttempt(times: readonly number[], now: number): number[] {
+  const next = [...times, now]
+  return next.length > KEPT_PER_KEY ? next.slice(next.length - KEPT_PER_KEY) : next
+}
+
+/** Takes one attempt back (a success): its time removed once. */
+export function withoutAttempt(times: readonly number[], at: number): number[] {
+  const index = times.lastIndexOf(at)
+  return index < 0 ? [...times] : [...times.slice(0, index), ...times.slice(index + 1)]
+}
+
+/**
+ * In memory: on SQLite one process serves the instance, and a restart forgetting failures is acceptable
  * (it cannot be triggered by the attacker). Each key keeps the times of its recent attempts that did not succeed
  * (failures and attempts still being checked).
  */
-export class LoginRateLimiter {
+export class LoginRateLimiter implements LoginThrottle {
   readonly #clock: Clock
   readonly #failures = new Map<string, number[]>()
   #lastSweep = 0
@@ -55,16 +113,10 @@ export class LoginRateLimiter {
   }
 
   #recent(key: string, now: number): number[] {
-    const times = (this.#failures.get(key) ?? []).filter((t) => now - t < LOGIN_WINDOW_MS)
+    const times = withinWindow(this.#failures.get(key) ?? [], now)
     if (times.length === 0) this.#failures.delete(key)
     else this.#failures.set(key, times)
     return times
-  }
-
-  #waitSeconds(times: number[], max: number, now: number): number {
-    if (times.length < max) return 0
-    const oldestThatCounts = times[times.length - max]!
-    return Math.max(1, Math.ceil((oldestThatCounts + LOGIN_WINDOW_MS - now) / 1000))
   }
 
   /**
@@ -73,37 +125,10 @@ export class LoginRateLimiter {
    */
   begin(email: string, address: string, device: string | null = null): LoginAttempt {
     const now = this.#clock.now()
-    const accountKey = `email:${email}`
-    const account = this.#recent(accountKey, now)
-    if (device !== null) {
-      const deviceKey = `device:${device}`
-      const known = this.#recent(deviceKey, now)
-      // Past its own limit a known browser is judged like any other (by its address), not locked on its own.
-      if (known.length < LOGIN_MAX_FAILURES) return this.#admit([deviceKey, accountKey], [known, account], now)
-    }
-    const pairKey = `pair:${JSON.stringify([address, email])}`
-    const addressKey = `addr:${address}`
-    const pair = this.#recent(pairKey, now)
-    const addr = this.#recent(addressKey, now)
-    const wait = Math.max(this.#waitSeconds(pair, LOGIN_MAX_FAILURES, now), this.#waitSeconds(addr, LOGIN_MAX_FAILURES_PER_ADDRESS, now))
-    if (wait > 0) return { allowed: false, retryAfterSeconds: wait }
-    return this.#admit([pairKey, addressKey, accountKey], [pair, addr, account], now)
-  }
-
-  /**
-   * Counts the attempt under every key (the first is the one a success clears: the pair, or the known browser) and lets
-   * it go ahead after the account's delay.
-   */
-  #admit(keys: readonly string[], recent: readonly number[][], now: number): LoginAttempt {
-    const delayMs = accountDelayMs(recent.at(-1)!.length)
-    for (const [index, key] of keys.entries()) {
-      const times = recent[index]!
-      times.push(now)
-      // Only the newest entries matter (every limit and the longest delay are reached well within them), so an
-      // account attacked from many addresses costs a bounded amount per attempt, however long the attack.
-      if (times.length > KEPT_PER_KEY) times.splice(0, times.length - KEPT_PER_KEY)
-      this.#failures.set(key, times)
-    }
+    const verdict = judgeAttempt(attemptKeys(email, address, device), (key) => this.#recent(key, now), now)
+    if (!verdict.allowed) return verdict
+    const { keys } = verdict
+    for (const key of keys) this.#failures.set(key, withAttempt(this.#failures.get(key) ?? [], now))
     // Bound memory under a spray of distinct e-mails or addresses: drop keys whose failures have all aged out. At most
     // once a minute, so a large map is not walked on every attempt.
     if (this.#failures.size > 100_000 && now - this.#lastSweep > 60_000) {
@@ -114,18 +139,15 @@ export class LoginRateLimiter {
     let settled = false
     return {
       allowed: true,
-      delayMs,
+      delayMs: verdict.delayMs,
       succeeded: () => {
         if (settled) return
         settled = true
         this.#failures.delete(keys[0]!)
         for (const key of keys.slice(1)) {
-          const times = this.#failures.get(key)
-          const index = times?.lastIndexOf(now) ?? -1
-          if (times && index >= 0) {
-            times.splice(index, 1)
-            if (times.length === 0) this.#failures.delete(key)
-          }
+          const times = withoutAttempt(this.#failures.get(key) ?? [], now)
+          if (times.length === 0) this.#failures.delete(key)
+          else this.#failures.set(key, times)
         }
       },
     }

@@ -14,7 +14,7 @@ import { ACCESS_TOKEN_TTL_S, signAccessToken, verifyAccessToken } from './access
 import { mintApiToken } from './api-tokens.ts'
 import { knownDevice, mintDeviceCookie } from './device-cookie.ts'
 import type { Passwords } from './passwords.ts'
-import type { LoginAttempt, LoginRateLimiter } from './rate-limit.ts'
+import type { LoginAttempt, LoginThrottle } from './rate-limit.ts'
 import type { ConsoleSessions, SessionUser } from './sessions.ts'
 
 export const INVALID_CREDENTIALS = 'Invalid credentials'
@@ -64,7 +64,7 @@ export const WRONG_CURRENT_PASSWORD = 'Current password is incorrect'
 export interface AuthServiceOptions {
   readonly db: Kysely<Database>
   readonly clock: Clock
-  readonly limiter: LoginRateLimiter
+  readonly limiter: LoginThrottle
   readonly sessions: ConsoleSessions
   readonly passwords: Passwords
   /** Waits before checking a password on an account under attack (default: a real sleep). */
@@ -93,9 +93,9 @@ export class AuthService {
   }
 
   /** Counts an attempt against the throttle (a known browser by its device cookie, else by its address), or throws 429. */
-  #beginAttempt(email: string, from: SignInContext): LoginAttempt & { allowed: true } {
+  async #beginAttempt(email: string, from: SignInContext): Promise<LoginAttempt & { allowed: true }> {
     const device = knownDevice(this.#o.accessTokenKey(), email, from.deviceCookie)
-    const attempt = this.#o.limiter.begin(email, throttleKey(from.address), device)
+    const attempt = await this.#o.limiter.begin(email, throttleKey(from.address), device)
     if (!attempt.allowed) throw new HttpError(429, TOO_MANY_ATTEMPTS, { 'retry-after': String(attempt.retryAfterSeconds) })
     return attempt
   }
@@ -118,7 +118,7 @@ export class AuthService {
    */
   async login(email: string, password: string, from: SignInContext): Promise<SignedIn> {
     const normalised = email.trim().toLowerCase()
-    const attempt = this.#beginAttempt(normalised, from)
+    const attempt = await this.#beginAttempt(normalised, from)
     if (attempt.delayMs > 0) await (this.#o.sleep ?? Bun.sleep)(attempt.delayMs)
 
     const user = await this.#o.db
@@ -130,7 +130,7 @@ export class AuthService {
     const { passwords } = this.#o
     const ok = await passwords.verify(password, usable ? user.password_hash! : await passwords.decoy())
     if (!usable || !ok) throw new HttpError(401, INVALID_CREDENTIALS, { 'www-authenticate': 'Bearer' })
-    attempt.succeeded()
+    await attempt.succeeded()
     return this.#startSession(user, from, normalised)
   }
 
@@ -171,10 +171,10 @@ export class AuthService {
       .where('id', '=', principal.userId)
       .executeTakeFirstOrThrow()
     if (!user.password_hash) throw badRequest('This account has no password')
-    const attempt = this.#beginAttempt(user.email, from)
+    const attempt = await this.#beginAttempt(user.email, from)
     if (attempt.delayMs > 0) await (this.#o.sleep ?? Bun.sleep)(attempt.delayMs)
     if (!(await this.#o.passwords.verify(currentPassword, user.password_hash))) throw forbidden(WRONG_CURRENT_PASSWORD)
-    attempt.succeeded()
+    await attempt.succeeded()
     const inSession = from.console && (await this.#o.sessions.idOf(from.refreshToken)) !== null
     const hash = await this.#o.passwords.hash(newPassword)
     const updated = await this.#o.db

@@ -24,6 +24,7 @@ export function createHealthModule(ctx: ModuleContext, deps: HealthModuleDeps): 
   const service = new HealthService({
     database: ctx.database,
     dataDir: ctx.config.dataDir,
+    instanceId: ctx.cluster.instanceId,
     clock: ctx.clock,
     version: VERSION,
     licenseMode: ctx.config.licenseMode,

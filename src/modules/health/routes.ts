@@ -11,6 +11,7 @@ const HealthReport = t.Object({
   status: Check,
   version: t.String(),
   uptime_s: Type.Integer(),
+  instance_id: t.String({ description: 'This process among the instances serving one database; new at every start' }),
   provisioned: t.Boolean(),
   license: t.Object({
     status: t.Union([t.Literal('valid'), t.Literal('grace'), t.Literal('expired'), t.Literal('none')]),
@@ -26,7 +27,11 @@ const HealthReport = t.Object({
       }),
       latency_ms: t.Union([t.Number(), t.Null()]),
     }),
-    scheduler: t.Object({ status: Check, jobs: Type.Integer() }),
+    scheduler: t.Object({
+      status: Check,
+      jobs: Type.Integer(),
+      leader: t.Boolean({ description: 'Whether this instance dispatches scheduled runs: always with SQLite, one instance at a time on PostgreSQL' }),
+    }),
     disk: t.Object({ status: Check, free_bytes: t.Union([t.Number(), t.Null()]) }),
     proxy: t.Object(
       {

@@ -12,12 +12,16 @@ export type CheckStatus = 'pass' | 'warn' | 'fail'
 export interface SchedulerState {
   status: CheckStatus
   jobs: number
+  /** Whether this instance dispatches scheduled runs (always with one instance; one of several on PostgreSQL). */
+  leader: boolean
 }
 
 export interface HealthReport {
   status: CheckStatus
   version: string
   uptime_s: number
+  /** This process among the instances on one database (new at every boot). */
+  instance_id: string
   provisioned: boolean
   license: { status: 'valid' | 'grace' | 'expired' | 'none'; mode: LicenseMode; expires_at: string | null; evaluation: boolean }
   checks: {
@@ -53,6 +57,7 @@ export interface HealthServiceOptions {
   /** The database's kind and its `SELECT 1` on the read connection (DatabaseHandle.ping). */
   readonly database: { readonly kind: DatabaseKind; ping(): void | Promise<void> }
   readonly dataDir: string
+  readonly instanceId: string
   readonly clock: Clock
   readonly version: string
   readonly licenseMode: LicenseMode
@@ -143,6 +148,7 @@ export class HealthService {
       status,
       version: this.#o.version,
       uptime_s: Math.floor((this.#o.clock.now() - this.#startedAt) / 1000),
+      instance_id: this.#o.instanceId,
       provisioned: tenant.provisioned,
       license: {
         status: licenseState ?? 'none',

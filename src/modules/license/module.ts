@@ -7,6 +7,6 @@ import { LicenseService } from './service.ts'
 export type LicenseModule = CapabilityModule<LicenseService>
 
 export function createLicenseModule(ctx: ModuleContext): LicenseModule {
-  const service = new LicenseService(ctx.database.db, ctx.clock, keyringFor(ctx.config.licenseMode))
+  const service = new LicenseService(ctx.database.db, ctx.clock, keyringFor(ctx.config.licenseMode), ctx.cluster.revisions.get('license'))
   return { routes: licenseRoutes(ctx.guard, service), service, start: () => service.load() }
 }

@@ -1,4 +1,6 @@
 // The current licence: verified on apply, cached in memory, and the source of seats, expiry and the 402 write block.
+// Several instances on one database: applying a licence bumps the `license` revision in the writing transaction, and
+// every instance reloads the licence when it sees the revision move (refresh(), before each request).
 import type { Kysely, Transaction } from 'kysely'
 import { writeAudit } from '../../platform/audit.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -6,6 +8,7 @@ import { isoTime } from '../../platform/clock.ts'
 import type { Database, LicensesTable } from '../../platform/db/schema.ts'
 import { invalidInput } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import type { Revision } from '../../platform/revision.ts'
 import { evaluationClaims, isEvaluation, isEvaluationToken } from './evaluation.ts'
 import { GRACE_DAYS, licenseStatus, verifyLicenseToken, type Keyring, type LicenseClaims } from './token.ts'
 
@@ -36,17 +39,33 @@ export class LicenseService {
   readonly #db: Kysely<Database>
   readonly #clock: Clock
   readonly #keyring: Keyring
+  readonly #revision: Revision | null
   #current: LicensesTable | null = null
+  /** The revision the kept licence was read at. */
+  #loadedAt = -1
 
-  constructor(db: Kysely<Database>, clock: Clock, keyring: Keyring) {
+  constructor(db: Kysely<Database>, clock: Clock, keyring: Keyring, revision: Revision | null = null) {
     this.#db = db
     this.#clock = clock
     this.#keyring = keyring
+    this.#revision = revision
   }
 
   /** Reads the newest applied licence; called at boot and after every change. */
   async load(): Promise<void> {
+    this.#loadedAt = this.#revision?.value ?? -1
     this.#current = (await this.#db.selectFrom('licenses').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst()) ?? null
+  }
+
+  /**
+   * Another instance may have applied a licence (or run setup): reads the stored revision and reloads when it moved.
+   * Nothing to do with one process (SQLite), where every change went through `load` already.
+   */
+  async refresh(): Promise<void> {
+    const pending = this.#revision?.sync?.()
+    if (!pending) return
+    await pending
+    if (this.#revision!.value !== this.#loadedAt) await this.load()
   }
 
   get current(): LicensesTable | null {
@@ -112,6 +131,7 @@ export class LicenseService {
         applied_by: appliedBy,
       })
       .execute()
+    await this.#revision?.changed(trx)
   }
 
   /**

@@ -31,6 +31,13 @@ export interface TaskRunnerOptions {
   agents: AgentDirectory | null
   /** At most this many model calls at once; further runs wait their turn (already recorded as running). */
   maxConcurrentCalls?: number
+  /** This process's instance id, stamped on every run it starts. */
+  instanceId?: string
+  /**
+   * Which of the given instance ids are alive now; null when none of them can be (one process owns the database), so
+   * every run left "running" was interrupted.
+   */
+  liveInstances?: (ids: readonly string[]) => Promise<Set<string> | null>
 }
 
 export interface StartedRun {
@@ -46,6 +53,13 @@ class RunProblem extends Error {}
 
 /** An `append` thread's context is capped so a long-lived task does not send an ever-growing history. */
 const HISTORY_LIMIT = 50
+/** A manual start found a run of the task in flight (the database allows one `running` run per task). */
+export class RunInFlight extends Error {
+  constructor() {
+    super('a run of this task is already in flight')
+  }
+}
+
 const INTERRUPTED_BY_RESTART = 'Interrupted: the server stopped before the run finished'
 const INTERNAL_FAILURE = 'Internal error while running the task; the server log has the details'
 
@@ -80,14 +94,29 @@ export class TaskRunner implements SlotHandler {
     this.#slots = new CallSlots(options.maxConcurrentCalls ?? 64)
   }
 
-  /** Boot: runs a crash or kill left "running" can never finish; they are marked failed, and so are their tasks. */
+  /**
+   * Runs a crash or kill left "running" can never finish; they are marked failed, and so are their tasks. At boot, and
+   * with several instances on one database whenever this one becomes the scheduler leader: then only the runs of
+   * instances that are gone (their runs cannot finish), never those still going on a live instance.
+   */
   async recoverInterrupted(): Promise<number> {
-    const { db, clock } = this.#o
+    const { db, clock, liveInstances } = this.#o
+    const running = await db.selectFrom('task_runs').select(['id', 'task_id', 'instance_id']).where('status', '=', 'running').execute()
+    if (running.length === 0) return 0
+    const ids = [...new Set(running.flatMap((run) => (run.instance_id === null ? [] : [run.instance_id])))]
+    const live = (await liveInstances?.(ids)) ?? null
+    const stale = running.filter((run) => run.instance_id === null || !live?.has(run.instance_id))
+    if (stale.length === 0) return 0
     return db.transaction().execute(async (trx) => {
-      const stale = await trx.selectFrom('task_runs').select(['id', 'task_id']).where('status', '=', 'running').execute()
-      if (stale.length === 0) return 0
       const now = isoTime(clock.now())
-      await trx.updateTable('task_runs').set({ status: 'failed', finished_at: now, error: INTERRUPTED_BY_RESTART }).where('status', '=', 'running').execute()
+      const runIds = stale.map((run) => run.id)
+      // Still running: a run that finished meanwhile keeps its outcome.
+      await trx
+        .updateTable('task_runs')
+        .set({ status: 'failed', finished_at: now, error: INTERRUPTED_BY_RESTART })
+        .where('id', 'in', runIds)
+        .where('status', '=', 'running')
+        .execute()
       const taskIds = [...new Set(stale.map((r) => r.task_id))]
       await trx.updateTable('tasks').set({ last_run_status: 'failed' }).where('id', 'in', taskIds).where('last_run_status', '=', 'running').execute()
       return stale.length
@@ -125,6 +154,7 @@ export class TaskRunner implements SlotHandler {
           started_at: now,
           finished_at: null,
           error: null,
+          instance_id: this.#o.instanceId ?? null,
         }
         await trx.insertInto('task_runs').values(run).execute()
         const updated = await trx
@@ -142,12 +172,14 @@ export class TaskRunner implements SlotHandler {
         return { run: toRunRecord(run), task: updated, history }
       })
     } catch (error) {
-      // (task_id, scheduled_for) is the only key a run can collide on: another start took this slot.
-      if (isUniqueViolation(error)) {
-        this.#o.logger.warn('scheduled slot already ran; not running it again', { task_id: taskId, slot: slot === null ? null : isoTime(slot) })
-        return null
-      }
-      throw error
+      // A run collides on (task_id, scheduled_for) (another start took this slot) or on the one `running` run a task
+      // may have (a run of it is in flight, started here or on another instance).
+      if (!isUniqueViolation(error)) throw error
+      if (slot === null) throw new RunInFlight()
+      this.#o.logger.warn('scheduled slot not run: it already ran, or a run of this task is still going', { task_id: taskId, slot: isoTime(slot) })
+      // Either way the slot is spent (a no-op if the run that took it moved next_run already).
+      await this.skip(taskId, slot, next)
+      return null
     }
   }
 

@@ -1,4 +1,7 @@
-// The in-process scheduler: one job per scheduled task, one timer armed to the earliest next run (read from the injected clock), and the per-task in-flight guard.
+// The in-process scheduler: one job per scheduled task, one timer armed to the earliest next run (read from the injected
+// clock), and the per-task in-flight guard. With several instances on one database every instance keeps its jobs, but
+// only the leader dispatches (platform/cluster/leadership.ts); a slot still runs once because starting a run inserts
+// its (task, slot) row, which is unique.
 import type { Clock } from '../../platform/clock.ts'
 import { errorFields, type Logger } from '../../platform/log.ts'
 import type { SchedulerState } from '../health/index.ts'
@@ -40,18 +43,39 @@ export class Scheduler {
   readonly #pending = new Set<Promise<void>>()
   #timer: ReturnType<typeof setTimeout> | null = null
   #running = false
+  readonly #isLeader: () => boolean
 
-  constructor(clock: Clock, logger: Logger, handler: SlotHandler) {
+  /** `isLeader`: whether this instance dispatches now (always, with one instance). */
+  constructor(clock: Clock, logger: Logger, handler: SlotHandler, isLeader: () => boolean = () => true) {
     this.#clock = clock
     this.#logger = logger
     this.#handler = handler
+    this.#isLeader = isLeader
   }
 
-  /** Boot: the jobs come from the database's stored next_run values; a past one is a missed slot and runs once. */
+  /**
+   * Boot (and taking over as leader): the jobs come from the database's stored next_run values; a past one is a
+   * missed slot and runs once.
+   */
   load(jobs: Iterable<{ taskId: string; schedule: Schedule; nextRun: number }>): void {
     const now = this.#clock.now()
     this.#jobs.clear()
     for (const { taskId, schedule, nextRun } of jobs) this.#jobs.set(taskId, { schedule, nextRun, catchUp: nextRun <= now })
+    this.#arm()
+  }
+
+  /**
+   * Tasks changed on another instance: the jobs follow the stored rows. A job whose next run did not move keeps its
+   * state; a new or moved one is scheduled as an upsert would.
+   */
+  reload(jobs: Iterable<{ taskId: string; schedule: Schedule; nextRun: number }>): void {
+    const previous = new Map(this.#jobs)
+    this.#jobs.clear()
+    for (const { taskId, schedule, nextRun } of jobs) {
+      const kept = previous.get(taskId)
+      this.#jobs.set(taskId, { schedule, nextRun, catchUp: kept?.nextRun === nextRun ? kept.catchUp : false })
+    }
+    this.#arm()
   }
 
   /** Starts the timer and runs whatever is due now (the catch-up runs). */
@@ -109,7 +133,7 @@ export class Scheduler {
    * The next run is computed from now, not from the slot: slots missed while down collapse into this one run.
    */
   tick(): number {
-    if (!this.#running) return 0
+    if (!this.#running || !this.#isLeader()) return 0
     const now = this.#clock.now()
     let started = 0
     for (const [taskId, job] of this.#jobs) {
@@ -171,7 +195,7 @@ export class Scheduler {
   }
 
   state(): SchedulerState {
-    return { status: this.#running ? 'pass' : 'fail', jobs: this.#jobs.size }
+    return { status: this.#running ? 'pass' : 'fail', jobs: this.#jobs.size, leader: this.#isLeader() }
   }
 
   /** The job's next run in epoch ms, or undefined when the task has no job (tests). */

@@ -13,8 +13,9 @@ import type { ThreadsService } from '../threads/index.ts'
 import { resolvePage, type Page } from '../../platform/http/paging.ts'
 import { type CreateTaskBody, RUN_PAGING, TASK_PAGING, type UpdateTaskBody } from './schema.ts'
 import { scheduleOf, toRunRecord, toTaskRecord, type RunRecord, type TaskRecord } from './records.ts'
-import type { AgentDirectory, TaskRunner } from './runs.ts'
+import { type AgentDirectory, RunInFlight, type TaskRunner } from './runs.ts'
 import { checkSchedule, nextRunAt, type Schedule } from './schedule.ts'
+import type { Revision } from '../../platform/revision.ts'
 import type { Scheduler } from './scheduler.ts'
 
 export const TASK_NOT_FOUND = 'Task not found'
@@ -35,6 +36,8 @@ export interface TasksServiceOptions {
   agents: AgentDirectory | null
   scheduler: Scheduler
   runner: TaskRunner
+  /** Moved by every task write, so the scheduler leader (maybe another instance) follows the change. */
+  revision?: Revision
   /** The shortest gap between a cron task's runs (config.taskMinIntervalS). */
   minIntervalS: number
 }
@@ -145,6 +148,7 @@ export class TasksService {
       updated_at: now,
     }
     await this.#o.db.insertInto('tasks').values(row).execute()
+    await this.#o.revision?.changed(this.#o.db)
     this.#o.scheduler.upsert(row.id, schedule, nextRun)
     return toTaskRecord(row)
   }
@@ -208,6 +212,7 @@ export class TasksService {
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow()
+    await this.#o.revision?.changed(this.#o.db)
     this.#o.scheduler.upsert(id, schedule, nextRun)
     return toTaskRecord(updated)
   }
@@ -216,6 +221,7 @@ export class TasksService {
   async delete(principal: Principal, id: string): Promise<void> {
     await this.#editable(principal, id)
     await this.#o.db.deleteFrom('tasks').where('id', '=', id).execute()
+    await this.#o.revision?.changed(this.#o.db)
     this.#o.scheduler.remove(id)
   }
 
@@ -232,6 +238,8 @@ export class TasksService {
       started = await runner.begin(id, 'manual', null)
     } catch (error) {
       scheduler.release(id)
+      // The in-memory claim covers this instance; the database's one-running-run index covers the others.
+      if (error instanceof RunInFlight) throw conflict(TASK_RUNNING)
       throw error
     }
     if (!started) {

@@ -26,6 +26,7 @@ export function createTenantModule(ctx: ModuleContext, deps: TenantModuleDeps): 
     license: deps.license,
     passwords: deps.passwords,
     configuredSetupToken: ctx.config.setupToken,
+    shared: ctx.database.kind === 'postgres',
   })
   let setupToken: string | null = null
   return {

@@ -9,6 +9,7 @@ import { notAuthenticated } from '../../platform/http/http-error.ts'
 import { conflict } from '../../platform/errors.ts'
 import { newId, randomToken, safeEqual } from '../../platform/ids.ts'
 import { KeyedLock } from '../../platform/keyed-lock.ts'
+import { agreeOnFingerprint, keyFingerprint, notSharedDirectory, recordFingerprint, storedFingerprint } from '../../platform/cluster/shared-keys.ts'
 import type { Logger } from '../../platform/log.ts'
 import type { SecretStore } from '../../platform/secrets/secret-files.ts'
 import { mintApiToken } from '../auth/index.ts'
@@ -18,6 +19,8 @@ import type { SetupBody } from './schema.ts'
 
 export const SETUP_TOKEN_FILE = 'setup-token'
 export const ACCESS_TOKEN_KEY_FILE = 'access-token-key'
+/** A shared setup's key before its transaction commits (access-token-key.pending-<id>). */
+const PENDING_KEY_PREFIX = `${ACCESS_TOKEN_KEY_FILE}.pending-`
 export const ALREADY_PROVISIONED = 'Tenant already provisioned'
 /** The organisation's own account has an address that can never be a real mailbox (RFC 2606). */
 export const ORGANISATION_EMAIL = 'organisation@agentbox.invalid'
@@ -33,6 +36,11 @@ export interface TenantServiceOptions {
   readonly passwords: Passwords
   /** A token the operator chose (AGENTBOX_SETUP_TOKEN) instead of a generated one. */
   readonly configuredSetupToken: string | null
+  /**
+   * Several instances share the database and the secrets directory (PostgreSQL): setup may happen on another instance,
+   * and the signing key must be the one every instance has (its fingerprint is recorded in the database).
+   */
+  readonly shared?: boolean
 }
 
 export class TenantService {
@@ -66,6 +74,10 @@ export class TenantService {
     if (this.#provisioned) {
       secrets.remove(SETUP_TOKEN_FILE)
       const key = secrets.read(ACCESS_TOKEN_KEY_FILE)
+      if (this.#options.shared) {
+        this.#accessTokenKey = await this.#sharedAccessTokenKey(key)
+        return null
+      }
       if (!key) {
         logger.warn('access-token key was missing; made a new one, so everyone signs in again')
         secrets.write(ACCESS_TOKEN_KEY_FILE, randomToken(32))
@@ -77,6 +89,61 @@ export class TenantService {
     secrets.write(SETUP_TOKEN_FILE, token)
     this.#setupToken = token
     return token
+  }
+
+  /**
+   * Several instances: the signing key in the shared secrets directory, checked against the fingerprint the database
+   * holds (recorded by the first instance that had it). A missing or different key is a boot error: a key made here
+   * would sign tokens no other instance accepts.
+   */
+  async #sharedAccessTokenKey(found: string | null): Promise<Buffer> {
+    let key = found
+    const { db, secrets } = this.#options
+    const stored = await storedFingerprint(db, 'access_token_key')
+    if (!key && stored) {
+      // A setup that committed and stopped before renaming its key: the pending file the database names is the key.
+      const pending = secrets.list(PENDING_KEY_PREFIX).find((name) => keyFingerprint(Buffer.from(secrets.read(name) ?? '', 'base64url')) === stored)
+      if (pending) {
+        key = secrets.read(pending)
+        secrets.write(ACCESS_TOKEN_KEY_FILE, key!)
+        secrets.remove(pending)
+      }
+    }
+    if (!key) {
+      if (stored) throw notSharedDirectory(secrets.dir, `has no ${ACCESS_TOKEN_KEY_FILE} (the key access tokens are signed with)`)
+      this.#options.logger.warn('access-token key was missing; made a new one, so everyone signs in again')
+      secrets.write(ACCESS_TOKEN_KEY_FILE, randomToken(32))
+    }
+    const bytes = Buffer.from(secrets.read(ACCESS_TOKEN_KEY_FILE)!, 'base64url')
+    const agreed = stored ?? (await agreeOnFingerprint(db, 'access_token_key', keyFingerprint(bytes)))
+    if (agreed !== keyFingerprint(bytes))
+      throw notSharedDirectory(secrets.dir, `holds an ${ACCESS_TOKEN_KEY_FILE} other than the one the other instances sign with`)
+    return bytes
+  }
+
+  /**
+   * Several instances: setup may have run on another one since this one booted. Until this instance knows it is
+   * provisioned, each request asks the database (one indexed read); once it is, it reads the signing key setup wrote to
+   * the shared secrets directory and stops asking. The licence reloads itself (its revision moved with setup).
+   */
+  async refresh(): Promise<void> {
+    if (this.#provisioned || !this.#options.shared) return
+    const { db, secrets } = this.#options
+    if ((await db.selectFrom('instance').select('id').executeTakeFirst()) === undefined) return
+    const key = secrets.read(ACCESS_TOKEN_KEY_FILE)
+    const stored = await storedFingerprint(db, 'access_token_key')
+    if (!key || (stored !== null && stored !== keyFingerprint(Buffer.from(key, 'base64url')))) {
+      // Provisioned elsewhere with a key this directory does not have: no token could be signed or checked here.
+      this.#options.logger.error('setup ran on another instance, but this instance cannot read its signing key', {
+        error: notSharedDirectory(secrets.dir, `has no ${ACCESS_TOKEN_KEY_FILE} matching the other instances'`).message,
+      })
+      this.#provisioned = true
+      this.#setupToken = null
+      return
+    }
+    this.#accessTokenKey = Buffer.from(key, 'base64url')
+    this.#setupToken = null
+    this.#provisioned = true
   }
 
   /** Runs before the body is validated: 409 to everyone once provisioned, then 401 without the right setup token. */
@@ -105,7 +172,10 @@ export class TenantService {
     const claims = license.claimsForSetup(input.license_token, input.org_name)
     const passwordHash = await this.#options.passwords.hash(input.admin_password)
     const key = randomToken(32)
-    secrets.write(ACCESS_TOKEN_KEY_FILE, key)
+    // Several instances: a setup racing on another instance must not overwrite the winner's key in the shared
+    // directory, so the key waits under a name of its own and becomes the key file only once this setup has won.
+    const keyFile = this.#options.shared ? `${PENDING_KEY_PREFIX}${newId()}` : ACCESS_TOKEN_KEY_FILE
+    secrets.write(keyFile, key)
 
     const now = isoTime(clock.now())
     const orgUserId = newId()
@@ -142,6 +212,8 @@ export class TenantService {
             },
           ])
           .execute()
+        // Every instance must sign with this key: the fingerprint they compare theirs with at boot.
+        if (this.#options.shared) await recordFingerprint(trx, 'access_token_key', keyFingerprint(Buffer.from(key, 'base64url')))
         await trx.insertInto('instance').values({ id: 1, provisioned_at: now, org_name: claims.org, customer_id: claims.sub, org_user_id: orgUserId }).execute()
         await license.insert(trx, claims, input.license_token, null)
         await trx
@@ -159,9 +231,14 @@ export class TenantService {
           .execute()
       })
     } catch (error) {
+      if (keyFile !== ACCESS_TOKEN_KEY_FILE) secrets.remove(keyFile)
       // The instance row's key (id = 1) is the guard against a second setup that raced this one.
       if (isUniqueViolation(error)) throw conflict(ALREADY_PROVISIONED)
       throw error
+    }
+    if (keyFile !== ACCESS_TOKEN_KEY_FILE) {
+      secrets.write(ACCESS_TOKEN_KEY_FILE, key)
+      secrets.remove(keyFile)
     }
 
     this.#provisioned = true

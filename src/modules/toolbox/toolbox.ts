@@ -125,7 +125,7 @@ export class Toolbox {
     const agent = await authorizeAgent(this.#deps.db, name, principal, request.version === 'draft' ? 'own' : 'use', OWNERS_ONLY_DESIGN)
     const version = request.version === 'live' ? `${agent.live_version}:${agent.live_hash}` : agent.draft_hash
     const limit = await this.#deps.operationToolLimit()
-    const key = `agent|${agent.id}|${request.version}|${version}|${this.#revisions}|${principal.userId}|${principal.role}|${limit}`
+    const key = `agent|${agent.id}|${request.version}|${version}|${await this.#revisions()}|${principal.userId}|${principal.role}|${limit}`
     return inMode(await this.#cached(key, () => this.#agentSet(principal, agent, request.version, limit)), request.mode)
   }
 
@@ -134,7 +134,7 @@ export class Toolbox {
     const app = await this.#deps.operationTools.mcpApplication(principal, apiName)
     if (!app) throw notFound(APP_NOT_FOUND)
     const limit = await this.#deps.operationToolLimit()
-    const key = `app|${app.apiName}|${this.#revisions}|${principal.userId}|${principal.role}|${limit}`
+    const key = `app|${app.apiName}|${await this.#revisions()}|${principal.userId}|${principal.role}|${limit}`
     const set = await this.#cached(key, async () => {
       const [listed, skills] = await Promise.all([
         this.#deps.operationTools.tools(principal, [{ api_name: app.apiName }], { reserved: new Set(['load_skill']) }),
@@ -208,8 +208,8 @@ export class Toolbox {
   }
 
   /** What kept sets are built from besides the agent's version: applications (operations, credentials) and templates. */
-  get #revisions(): string {
-    return `${this.#deps.operationTools.revision}.${this.#deps.templates.revision}`
+  async #revisions(): Promise<string> {
+    return `${await this.#deps.operationTools.currentRevision()}.${this.#deps.templates.revision}`
   }
 
   async #cached(key: string, build: () => Promise<ToolSet>): Promise<ToolSet> {

@@ -9,7 +9,7 @@ import type { Database } from '../../platform/db/schema.ts'
 import type { UiTemplatesTable } from '../../platform/db/tables/ui-templates.ts'
 import type { InputIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import type { LocalRevision } from '../../platform/revision.ts'
+import type { Revision } from '../../platform/revision.ts'
 import type { ApplicationFilesPart, ImportedApplicationRef, PartFiles } from '../bundles/index.ts'
 import { MAX_TEMPLATES_PER_OPERATION, TEMPLATE_FORMAT } from './schema.ts'
 import { htmlFile, jsonFile, templateJson } from './template-files.ts'
@@ -87,7 +87,7 @@ function readTemplates(files: PartFiles): { templates: BundledTemplate[]; proble
   return { templates, problems }
 }
 
-export function templatesBundlePart(deps: { clock: Clock; revision: LocalRevision }): ApplicationFilesPart {
+export function templatesBundlePart(deps: { clock: Clock; revision: Revision }): ApplicationFilesPart {
   return {
     name: 'templates',
 

@@ -4,7 +4,6 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { KeyedLock } from '../../platform/keyed-lock.ts'
 import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
-import { LocalRevision } from '../../platform/revision.ts'
 import type { SecretVault } from '../../platform/secrets/index.ts'
 import type { ApplicationsService } from '../applications/index.ts'
 import type { ApplicationFilesPart } from '../bundles/index.ts'
@@ -37,7 +36,8 @@ export interface UiTemplatesDependencies {
 
 export function createUiTemplatesModule(ctx: ModuleContext, deps: UiTemplatesDependencies): UiTemplatesModule {
   const { db } = ctx.database
-  const revision = new LocalRevision()
+  // Shared by every instance on one database: a template saved on one is what the others' next call offers.
+  const revision = ctx.cluster.revisions.get('ui_templates')
   // One sync or configuration change per application at a time. In memory: one process serves the instance; several
   // instances will put a lock in the database behind the same interface.
   const lock = new KeyedLock()

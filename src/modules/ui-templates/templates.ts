@@ -12,7 +12,7 @@ import { inTransaction } from '../../platform/db/transaction.ts'
 import { isUniqueViolation } from '../../platform/db/unique-violation.ts'
 import { conflict, invalidInput, notFound, type InputIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import type { LocalRevision } from '../../platform/revision.ts'
+import type { Revision } from '../../platform/revision.ts'
 import { changeableApplication, visibleApplication } from '../applications/index.ts'
 import {
   type CreateTemplateBody,
@@ -141,7 +141,7 @@ interface Dependencies {
   /** The applications module's operation, as `principal` may see it: 404 for an unknown one. */
   readonly operation: (principal: Principal, apiName: string, operationId: string) => Promise<unknown>
   /** Moved by every template write: the toolbox's kept tool sets and the resource catalogue watch it. */
-  readonly revision: LocalRevision
+  readonly revision: Revision
 }
 
 /**
@@ -167,7 +167,7 @@ export class TemplatesService {
     this.#deps = deps
   }
 
-  get revision(): LocalRevision {
+  get revision(): Revision {
     return this.#deps.revision
   }
 

@@ -19,7 +19,7 @@ const PRUNE_MS = 3_600_000
 
 export function createWorkflowsModule(ctx: ModuleContext, deps: { readonly providers: ModelProviders }): WorkflowsModule {
   const { database, clock, logger, guard, jobs } = ctx
-  const runs = new WorkflowRuns({ db: database.db, clock, logger, providers: deps.providers })
+  const runs = new WorkflowRuns({ db: database.db, clock, logger, providers: deps.providers, shared: database.kind === 'postgres' })
   const store = { db: database.db, clock }
   const prune = async () => runs.pruneFinished((await readOrgSettings(database.db)).workflow_retention_days)
   const module: WorkflowsModule = {

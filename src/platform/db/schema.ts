@@ -2,6 +2,7 @@
 import type { Generated } from 'kysely'
 import type { AgentsTables } from './tables/agents.ts'
 import type { GptsTables } from './tables/gpts.ts'
+import type { ClusterTables } from './tables/cluster.ts'
 import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
 import type { MarketplaceTables } from './tables/marketplace.ts'
@@ -95,4 +96,5 @@ export interface Database
     MarketplaceTables,
     GptsTables,
     McpServersTables,
-    UiTemplatesTables {}
+    UiTemplatesTables,
+    ClusterTables {}

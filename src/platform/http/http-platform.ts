@@ -1,4 +1,5 @@
 // The Elysia half of the HTTP plumbing: the body parser and the error contract (docs/api.md "Conventions"). Request ids and the access log live in request-tracking.ts.
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.ts'
 import { Elysia, ValidationError } from 'elysia'
 import { errorFields, type Logger } from '../log.ts'
 import { createBodyParser, type BodyLimits } from './body.ts'
@@ -97,7 +98,18 @@ export function httpPlatform({ logger, limits, allowedMethods }: HttpPlatformOpt
         case 'INVALID_FILE_TYPE':
           return errorResponse(400, 'Bad Request')
       }
+      if (isDatabaseUnavailable(cause)) {
+        logger.warn('database unavailable', {
+          request_id: context?.id,
+          method: request.method,
+          path: new URL(request.url).pathname,
+          error: errorMessage(cause),
+        })
+        return errorResponse(503, DATABASE_UNAVAILABLE, { 'retry-after': '5' })
+      }
       logger.error('unhandled error', { request_id: context?.id, method: request.method, path: new URL(request.url).pathname, ...errorFields(cause) })
       return errorResponse(500, 'Internal Server Error')
     })
 }
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))

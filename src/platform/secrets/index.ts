@@ -23,5 +23,6 @@ export { ORG_OWNER, SecretNamespace, type SecretNamespaceDefinition, type Secret
 export { CredentialRefreshError, type CredentialRefreshErrorCode, REFRESH_MARGIN_MS } from './oauth-refresh.ts'
 export { credentialKeyFiles, keyIdsInKeyring, SecretBoxError, type SecretBoxErrorCode } from './secret-box.ts'
 export { SecretStore } from './secret-files.ts'
+export { checkSharedKeyring } from './shared-keyring.ts'
 export { type KeyRotationResult, type NamespaceRotation, SecretVault, type SecretVaultOptions } from './vault.ts'
 export { backupSecretsReport, type BackupSecretsReport, type SealedCount } from './backup-check.ts'

@@ -129,6 +129,16 @@ export class SecretBox {
     return this.#load()?.stored.keys.map((entry) => entry.kid) ?? []
   }
 
+  /** The current key id, the keyring made first if there is none (instances sharing a directory make it at boot). */
+  ensureKeyring(): string {
+    const ring = this.#load()
+    if (ring) return ring.stored.current
+    const made = this.#addKey(null)
+    // Instances booting together on an empty shared directory: the first file made stands, the others read it.
+    if (this.#store.create(CREDENTIALS_KEY_FILE, JSON.stringify(made, null, 2))) this.#ring = readKeyring(JSON.stringify(made))
+    return this.#load()!.stored.current
+  }
+
   seal(plaintext: string, aad: string): string {
     const ring = this.#load() ?? this.#write(this.#addKey(null))
     const kid = ring.stored.current
@@ -188,7 +198,13 @@ export class SecretBox {
   }
 
   #keyFor(kid: string): Buffer {
-    const key = this.#load()?.keys.get(kid)
+    let key = this.#load()?.keys.get(kid)
+    if (!key && this.#ring) {
+      // Another instance sharing the secrets directory may have added the key (a rotation, the first sealed secret):
+      // read the file again before calling the key missing.
+      this.#ring = null
+      key = this.#load()?.keys.get(kid)
+    }
     if (!key) {
       throw new SecretBoxError('key_missing', `the key "${kid}" that sealed this secret is not in ${KEY_FILE_LABEL} (restored without its keys file?)`)
     }
@@ -237,8 +253,8 @@ export class SecretBox {
  * `<data>/secrets/credentials.key`, or none if no secret was ever sealed. `agentbox backup FILE` writes a copy of it
  * as `FILE.keys` (0600); restoring is copying it back to `secrets/credentials.key`.
  */
-export function credentialKeyFiles(dataDir: string): string[] {
-  const file = join(dataDir, 'secrets', CREDENTIALS_KEY_FILE)
+export function credentialKeyFiles(dataDir: string, secretsDir: string = join(dataDir, 'secrets')): string[] {
+  const file = join(secretsDir, CREDENTIALS_KEY_FILE)
   return existsSync(file) ? [file] : []
 }
 

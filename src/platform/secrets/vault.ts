@@ -1,6 +1,7 @@
 // The secrets vault: every sealed secret of the instance in one table (sealed_secrets), one keyring, one revision.
 // A kind of secret is a namespace declared here; since values can only be stored through a namespace, into that
 // table, key rotation and backups reach every one of them without a list to keep up to date.
+import { recordFingerprint } from '../cluster/shared-keys.ts'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.ts'
 import type { Database } from '../db/schema.ts'
@@ -19,6 +20,8 @@ export interface SecretVaultOptions {
   readonly db: Kysely<Database>
   /** Where the keyring lives (<data>/secrets). */
   readonly files: SecretStore
+  /** Several instances share the keyring: a rotation records the new key id every instance must then hold. */
+  readonly sharedKeyring?: boolean
   readonly clock: Clock
   /** The guarded outbound client: OAuth 2 refreshes go through it like every other call leaving the machine. */
   readonly fetch: SafeFetch
@@ -119,6 +122,7 @@ export class SecretVault {
       const { db } = this.#options
       const box = this.#box
       const keyId = box.rotate()
+      if (this.#options.sharedKeyring) await recordFingerprint(db, 'keyring', keyId)
       const inUse = new Set<string>([keyId])
       const counts = new Map<string, Counts>(this.namespaces.map((definition) => [definition.name, { values: 0, reencrypted: 0, unreadable: 0 }]))
       let after: readonly [string, string, string, string] | null = null

@@ -10,7 +10,15 @@ export interface CancelHandle {
   cancelled: boolean
   agentId: string
   starterId: string
+  /**
+   * Several instances: a cancel may be made on another instance, which can only move the stored row. Reads whether the
+   * stored run is cancelled; undefined with one process (the cancel sets `cancelled` itself).
+   */
+  storedCancel?: () => Promise<boolean>
 }
+
+/** How often, at most, a busy run reads its stored status (between steps, on the event loop's turns). */
+const STORED_CANCEL_EVERY_MS = 250
 
 /**
  * Traces go to the run's recorder, which keeps what the answer and the recording need and nothing else; when the
@@ -23,6 +31,14 @@ export function engineHost(
   stepData: Record<string, unknown> | null,
   recorder: StepRecorder,
 ): EngineHost {
+  let lastRead = Number.NEGATIVE_INFINITY
+  /** After a wait (a model call) always, else at most every STORED_CANCEL_EVERY_MS: the next step sees the flag. */
+  const readStoredCancel = async (always: boolean) => {
+    if (!handle.storedCancel || handle.cancelled) return
+    if (!always && performance.now() - lastRead < STORED_CANCEL_EVERY_MS) return
+    lastRead = performance.now()
+    if (await handle.storedCancel()) handle.cancelled = true
+  }
   return {
     clock,
     stepData,
@@ -31,6 +47,7 @@ export function engineHost(
     keeps: recorder.keeps,
     async turn() {
       await recorder.flush()
+      await readStoredCancel(false)
       await turnOfEventLoop()
     },
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -41,6 +58,7 @@ export function engineHost(
       const reply = await providers
         .get(provider as LlmProviderName)!
         .complete({ model, system: call.system ?? null, messages: [{ role: 'user', content: call.prompt }] })
+      await readStoredCancel(true)
       return { text: reply.text, provider, model }
     },
   }

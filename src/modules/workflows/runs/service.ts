@@ -38,6 +38,8 @@ export interface RunsDeps {
   clock: Clock
   logger: Logger
   providers: ModelProviders
+  /** Several instances on one database: a run executing here may be cancelled on another (read its stored status). */
+  shared?: boolean
 }
 
 const EXPIRY_BATCH = 100
@@ -74,7 +76,7 @@ export class WorkflowRuns {
     }
     const meta: RunMeta = { info, agentId: agent.id, source, definitionHash: sha256Hex(JSON.stringify(workflow.definition)), recording }
     const recorder = new StepRecorder(db, info.id, recording, body.include_data === true)
-    const handle: CancelHandle = { cancelled: false, agentId: agent.id, starterId: principal.userId }
+    const handle: CancelHandle = { cancelled: false, agentId: agent.id, starterId: principal.userId, storedCancel: this.#storedCancel(info.id, recording, dry) }
     const executor = new WorkflowExecutor(
       workflow.definition,
       info,
@@ -94,6 +96,12 @@ export class WorkflowRuns {
     } finally {
       this.#active.delete(info.id)
     }
+  }
+
+  /** A recorded run on a shared database reads its row between steps; a cancel on another instance moved it. */
+  #storedCancel(runId: string, recording: RunMeta['recording'], dry: boolean): CancelHandle['storedCancel'] {
+    if (!this.deps.shared || dry || recording === 'disabled') return undefined
+    return async () => (await this.deps.db.selectFrom('workflow_runs').select('status').where('id', '=', runId).executeTakeFirst())?.status === 'cancelled'
   }
 
   /** A bug in a node must not leave a run `running` forever: it fails the run with `internal_error` and is logged. */
@@ -211,7 +219,7 @@ export class WorkflowRuns {
     const row = await this.deps.db.selectFrom('workflow_runs').select(['source', 'definition_hash']).where('id', '=', info.id).executeTakeFirst()
     const meta: RunMeta = { info, agentId, source: (row?.source ?? 'live') as 'live' | 'draft', definitionHash: row?.definition_hash ?? '', recording }
     const recorder = new StepRecorder(this.deps.db, info.id, recording, includeData === true)
-    const handle: CancelHandle = { cancelled: false, agentId, starterId: info.starter }
+    const handle: CancelHandle = { cancelled: false, agentId, starterId: info.starter, storedCancel: this.#storedCancel(info.id, recording, false) }
     const executor = new WorkflowExecutor(definition, info, engineHost(this.deps.clock, this.deps.providers, handle, null, recorder))
     this.#active.set(info.id, handle)
     try {

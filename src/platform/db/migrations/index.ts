@@ -20,6 +20,7 @@ import * as m0020 from './0020_ui_templates.ts'
 import * as m0021 from './0021_gpt_apps.ts'
 import * as m0022 from './0022_thread_message_metadata.ts'
 import * as m0023 from './0023_mcp_servers.ts'
+import * as m0024 from './0024_cluster.ts'
 import * as m0025 from './0025_interaction_usage_statement_triggers.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
@@ -44,5 +45,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0021_gpt_apps': m0021,
   '0022_thread_message_metadata': m0022,
   '0023_mcp_servers': m0023,
+  '0024_cluster': m0024,
   '0025_interaction_usage_statement_triggers': m0025,
 })

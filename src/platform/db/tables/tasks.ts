@@ -53,6 +53,8 @@ export interface TaskRunsTable {
   started_at: string
   finished_at: string | null
   error: string | null
+  /** The process that started the run (a new id at every boot); null for runs from before 0024. */
+  instance_id: string | null
 }
 
 export interface TasksTables {

@@ -1,0 +1,132 @@
+// The revisions caches watch, shared by every instance on one database. On SQLite (one process owns the database) each
+// is a counter in memory, as before. On PostgreSQL each is also a row of `cluster_revisions`, bumped in the writing
+// transaction; an instance learns of another's writes by reading those rows: before every cache lookup (sync(), so a
+// change committed on one instance is what the other's very next call uses) and twice a second in the background (for
+// the few readers that look at `value` without a lookup).
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/schema.ts'
+import type { Revision } from '../revision.ts'
+
+export type RevisionName = 'applications' | 'secrets' | 'org_settings' | 'tasks' | 'license' | 'ui_templates'
+
+/** Reads every stored revision (on the read connections, which never wait for the writer). */
+export type RevisionReader = () => Promise<readonly { name: string; value: number }[]>
+
+class SharedRevision implements Revision {
+  #value = 0
+  /** The stored counter last read; undefined before the first read. */
+  #seen: number | undefined
+
+  constructor(
+    private readonly name: RevisionName,
+    private readonly cluster: ClusterRevisions,
+  ) {}
+
+  get value(): number {
+    return this.#value
+  }
+
+  /**
+   * Moves at once, before the transaction commits (this instance's caches load through the writer, which waits for
+   * it), and on PostgreSQL bumps the stored row in the same transaction, so other instances see it move exactly when
+   * the change becomes visible to them. Callers outside a transaction call it after their write.
+   */
+  async changed(trx: Kysely<Database>): Promise<void> {
+    this.#value++
+    if (!this.cluster.stored) return
+    await trx
+      .updateTable('cluster_revisions')
+      .set((eb) => ({ value: eb('value', '+', 1) }))
+      .where('name', '=', this.name)
+      .execute()
+  }
+
+  sync(): Promise<void> | undefined {
+    return this.cluster.sync()
+  }
+
+  /** A stored counter that differs from the one last read means some instance changed the data: drop what was kept. */
+  observe(stored: number): void {
+    if (this.#seen !== undefined && stored !== this.#seen) this.#value++
+    this.#seen = stored
+  }
+}
+
+export class ClusterRevisions {
+  readonly #revisions = new Map<RevisionName, SharedRevision>()
+  readonly #read: RevisionReader | null
+  /** The read in flight, and the one queued behind it for callers that came after it started. */
+  #current: Promise<void> | null = null
+  #next: Promise<void> | null = null
+  #timer: ReturnType<typeof setInterval> | null = null
+
+  /** `read` null: one instance (SQLite), nothing stored. */
+  constructor(read: RevisionReader | null) {
+    this.#read = read
+  }
+
+  get stored(): boolean {
+    return this.#read !== null
+  }
+
+  get(name: RevisionName): Revision {
+    let revision = this.#revisions.get(name)
+    if (!revision) {
+      revision = new SharedRevision(name, this)
+      this.#revisions.set(name, revision)
+    }
+    return revision
+  }
+
+  /**
+   * Resolves once every revision reflects what was committed before the call (undefined on SQLite: nothing to wait
+   * for). A read that started before the call may have missed a commit, so the caller waits for the next one; callers
+   * that arrive while a read is queued share it, so a busy instance runs at most one read at a time plus one queued.
+   */
+  sync(): Promise<void> | undefined {
+    if (!this.#read) return undefined
+    if (this.#next) return this.#next
+    if (!this.#current) return this.#start()
+    this.#next = this.#current
+      .catch(() => {})
+      .then(() => {
+        this.#next = null
+        return this.#current ?? this.#start()
+      })
+    return this.#next
+  }
+
+  #start(): Promise<void> {
+    const read = this.#read!().then((rows) => {
+      for (const row of rows) this.#revisions.get(row.name as RevisionName)?.observe(Number(row.value))
+    })
+    const current = read.finally(() => {
+      if (this.#current === current) this.#current = null
+    })
+    this.#current = current
+    return current
+  }
+
+  /** Background reads for readers of `value` that do not sync (twice a second: well within the 1 s promise). */
+  startPolling(intervalMs: number, onError: (error: Error) => void): void {
+    if (!this.#read || this.#timer) return
+    let failing = false
+    this.#timer = setInterval(() => {
+      this.sync()?.then(
+        () => {
+          failing = false
+        },
+        (error: Error) => {
+          if (!failing) onError(error)
+          failing = true
+        },
+      )
+    }, intervalMs)
+    this.#timer.unref()
+  }
+
+  stopPolling(): void {
+    if (this.#timer) clearInterval(this.#timer)
+    this.#timer = null
+  }
+}
