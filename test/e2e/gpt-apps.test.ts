@@ -62,7 +62,7 @@ describe.skipIf(!hasChromium)('console: GPT apps', () => {
     const key = await page.getByLabel('API key (the GPT sends it as x-api-key)').inputValue()
     expect(key).toMatch(/^abx_gpt_/)
     await page.getByRole('button', { name: 'Copy key' }).click()
-    await page.getByRole('button', { name: 'Copied' }).waitFor()
+    await page.getByRole('button', { name: 'Copied', exact: true }).waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key)
     expect(
       await page

@@ -131,6 +131,8 @@ describe.skipIf(!hasChromium)('console: MCP servers', () => {
     page.once('dialog', (dialog) => void dialog.accept())
     await row('tickets').getByRole('button', { name: 'Remove tickets' }).click()
     await page.getByRole('status').filter({ hasText: 'tickets was removed.' }).waitFor()
+    // The notice comes first; the list is read again after it.
+    await row('tickets').waitFor({ state: 'detached' })
     expect(await row('tickets').count()).toBe(0)
     expect(s.pageErrors).toEqual([])
   })
