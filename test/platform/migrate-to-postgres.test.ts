@@ -57,7 +57,7 @@ describe('refusals', () => {
     expect(migrate('--from', empty).stderr).toContain('needs the PostgreSQL database to copy into: --to')
     expect(migrate('--to', 'postgres://h/db').stderr).toContain('needs the data directory to copy: --from')
     expect(migrate('--from', empty).code).toBe(2)
-  })
+  }, 60_000)
 
   test('an unreachable server is exit 1 naming it with the password masked; a running server on the data dir is refused', async () => {
     const t = await startTestServer({ env: { AGENTBOX_DATABASE_URL: '' } })

@@ -38,6 +38,9 @@ export interface CopyOptions {
 
 /** Kysely's own bookkeeping: the target's migrations write it, so it is never copied. */
 const isBookkeeping = (table: string) => table.startsWith('kysely_')
+/** Tables whose rows a migration writes (one counter per cached kind): the target holds them once migrated, so they do
+ * not make it "not empty", and the source's rows replace them. */
+const SEEDED_BY_MIGRATIONS: ReadonlySet<string> = new Set(['cluster_revisions'])
 
 /** A batch is sent once it holds this many bytes of values, whatever its row count (documents and bundles are large). */
 const BATCH_BYTES = 4 * 1024 * 1024
@@ -78,6 +81,7 @@ export async function copySqliteToPostgres(sourcePath: string, url: string, opti
     await target.db.transaction().execute(async (trx) => {
       for (const table of order) await sql`alter table ${sql.table(table)} disable trigger user`.execute(trx)
       for (const table of order) {
+        if (SEEDED_BY_MIGRATIONS.has(table)) await trx.deleteFrom(table as never).execute()
         const copied = await copyTable(source, trx, table, columns.get(table)!, options.batchRows ?? 1000)
         const readBack = await checksumTarget(trx, table, columns.get(table)!)
         if (readBack.rows !== copied.rows)
@@ -158,7 +162,7 @@ async function checkEmpty(db: AnyDb, when: 'before' | 'after'): Promise<void> {
     if (unknown.length > 0) throw new CopyError(`the target database was migrated by a newer agentbox (unknown migrations: ${unknown.join(', ')})`)
   }
   for (const table of tables) {
-    if (isBookkeeping(table)) continue
+    if (isBookkeeping(table) || SEEDED_BY_MIGRATIONS.has(table)) continue
     const { rows } = await sql<{ present: boolean }>`select exists (select 1 from ${sql.table(table)}) as present`.execute(db)
     if (rows[0]?.present)
       throw new CopyError(`the target database is not empty (table ${table} holds rows); migrate-to-postgres copies into an empty database only`)
