@@ -39,11 +39,7 @@ writeFileSync(
 
 // Code started with `new Worker(…)` is a separate entry point of the bundle; inside the binary each is found at
 // /$bunfs/root/<its path in the repository> (src/platform/worker-url.ts).
-const WORKER_ENTRIES = [
-  'src/modules/applications/document/import-worker.ts',
-  'src/modules/insights/insights-worker.ts',
-  'src/platform/db/checkpoint-worker.ts',
-]
+const WORKER_ENTRIES = ['src/modules/applications/document/import-worker.ts', 'src/modules/insights/insights-worker.ts', 'src/platform/db/checkpoint-worker.ts']
 
 // No --minify: Elysia reads handler source with fn.toString() and crashes at boot under --minify-whitespace (elysia#1711).
 const args = [

@@ -33,7 +33,7 @@ function rowsInFileAlone(path: string, table: string): number {
   copyFileSync(path, copy)
   const connection = new Sqlite(copy, { readonly: true })
   try {
-    const exists = connection.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(table)
+    const exists = connection.query('SELECT 1 FROM sqlite_master WHERE name = ?').get(table)
     return exists ? (connection.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n : 0
   } finally {
     connection.close()

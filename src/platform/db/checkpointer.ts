@@ -8,10 +8,7 @@ const WORKER_URL = workerUrl(import.meta.url, './checkpoint-worker.ts', 'src/pla
 /** How often the worker looks for new commits (a look is one `PRAGMA data_version`; a checkpoint only when it moved). */
 export const CHECKPOINT_INTERVAL_MS = 200
 
-export type CheckpointRequest =
-  | { type: 'start'; path: string; intervalMs: number }
-  | { type: 'checkpoint'; id: number }
-  | { type: 'close' }
+export type CheckpointRequest = { type: 'start'; path: string; intervalMs: number } | { type: 'checkpoint'; id: number } | { type: 'close' }
 
 export type CheckpointAnswer =
   | { type: 'ready' }
