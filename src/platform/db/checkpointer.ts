@@ -35,7 +35,7 @@ export interface Checkpointer {
 }
 
 /** `onFailure` is called once, with the reason, when the worker fails to start or fails later. */
-export function startCheckpointer(path: string, onFailure: (reason: string) => void): Checkpointer {
+export function startCheckpointer(path: string, onFailure: (reason: string) => void, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
   // smol: the worker only runs pragmas; a small heap keeps it from adding to the server's peak.
   const worker = new Worker(WORKER_URL, { smol: true } as WorkerOptions)
   ;(worker as Worker & { unref(): void }).unref()
@@ -82,7 +82,7 @@ export function startCheckpointer(path: string, onFailure: (reason: string) => v
     if (closing) markClosed()
     else fail('checkpoint worker exited')
   })
-  worker.postMessage({ type: 'start', path, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointRequest)
+  worker.postMessage({ type: 'start', path, intervalMs } satisfies CheckpointRequest)
 
   return {
     ready,
