@@ -98,6 +98,9 @@ export function startCheckpointer(path: string, onFailure: (reason: string) => v
       closing ??= failed
         ? Promise.resolve()
         : new Promise<void>((resolve) => {
+            // Unreferenced, the worker would not keep the process alive for its answer: a stopping server whose last
+            // handle is this promise would exit before the final checkpoint and before it logs that it stopped.
+            ;(worker as Worker & { ref(): void }).ref()
             markClosed = resolve
             worker.postMessage({ type: 'close' } satisfies CheckpointRequest)
           })
