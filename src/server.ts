@@ -154,6 +154,7 @@ export async function createServer(config: Config, overrides: ServerOverrides = 
   try {
     database = openDatabase(databaseTarget(config), {
       onConnectionError: (error) => logger.warn('database connection lost', { error: error.message }),
+      onCheckpointerFailure: (reason) => logger.warn('database checkpointer failed; the writer checkpoints the WAL itself again', { error: reason }),
     })
     return await bootOn(config, clock, logger, database, dataDirLock, overrides)
   } catch (error) {

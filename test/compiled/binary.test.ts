@@ -10,7 +10,7 @@ import {
 } from '../helpers/database.ts'
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
@@ -668,6 +668,27 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     }
     expect((await http(server, 'GET', '/api/health')).status).toBe(200)
     metrics.idle_rss_after_traffic_kib = rssKib(server.proc.pid)
+  })
+
+  test.skipIf(ON_POSTGRES)('the checkpointer worker runs inside the binary: a token made now reaches the database file itself, not only its WAL', async () => {
+    const made = await http(server, 'POST', '/api/auth/tokens', { token: adminToken, body: { name: 'checkpointed' } })
+    expect(made.status).toBe(201)
+    // The writer never checkpoints (wal_autocheckpoint = 0): only the worker copies the WAL into the file. A copy of the
+    // file without its WAL shows what it copied; it looks for new commits every 200 ms.
+    const inFileAlone = () => {
+      const copy = join(tmp, 'file-alone.db')
+      copyFileSync(join(DATA, 'agentbox.db'), copy)
+      const connection = new Database(copy, { readonly: true })
+      try {
+        return connection.query("SELECT count(*) AS n FROM api_tokens WHERE name = 'checkpointed'").get() as { n: number }
+      } finally {
+        connection.close()
+      }
+    }
+    let found = inFileAlone().n
+    for (let i = 0; i < 100 && found === 0; i++, await sleep(50)) found = inFileAlone().n
+    expect(found).toBe(1)
+    expect(logLines(server).filter((l) => String(l.msg).includes('checkpointer'))).toEqual([])
   })
 
   test('reports compiled-metrics (binary size, cold start, idle RSS)', () => {
