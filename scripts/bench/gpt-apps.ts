@@ -16,7 +16,7 @@
 import { writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
-import { type BenchServer, intOption, median, startBenchServer } from './lib.ts'
+import { type BenchServer, intOption, median, startBenchServer, spawnUpstream } from './lib.ts'
 
 if (process.argv[2] === '--upstream') {
   Bun.serve({
@@ -39,18 +39,7 @@ const ROUNDS = intOption(opts.rounds!, '--rounds')
 const ITERATIONS = intOption(opts.iterations!, '--iterations')
 const TARGET = 1.1
 
-const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-const upstreamPort = probe.port!
-probe.stop(true)
-const upstream = Bun.spawn([process.execPath, import.meta.path, '--upstream', String(upstreamPort)], { stdout: 'ignore', stderr: 'inherit' })
-process.on('exit', () => upstream.kill('SIGKILL'))
-const UPSTREAM = `http://127.0.0.1:${upstreamPort}`
-const reachable = () =>
-  fetch(`${UPSTREAM}/ready`).then(
-    (r) => r.ok,
-    () => false,
-  )
-for (let i = 0; i < 400 && !(await reachable()); i++) await Bun.sleep(10)
+const UPSTREAM = await spawnUpstream(import.meta.path)
 
 const SECRET = 'bench-org-secret-0123456789'
 const spec = {

@@ -85,3 +85,23 @@ export async function startBenchServer(name: string, env: Record<string, string>
   const token = (await call('POST', '/api/auth/login', '', { email: 'admin@example.com', password })).access_token as string
   return { server, token, call }
 }
+
+/**
+ * Starts `script` again as `--upstream PORT` on a free loopback port (a process of its own, so its work is not the
+ * server's), kills it when this process exits, and resolves with its URL once it answers `GET /ready`.
+ */
+export async function spawnUpstream(script: string): Promise<string> {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  const upstream = Bun.spawn([process.execPath, script, '--upstream', String(port)], { stdout: 'ignore', stderr: 'inherit' })
+  process.on('exit', () => upstream.kill('SIGKILL'))
+  const url = `http://127.0.0.1:${port}`
+  const reachable = () =>
+    fetch(`${url}/ready`).then(
+      (r) => r.ok,
+      () => false,
+    )
+  for (let i = 0; i < 400 && !(await reachable()); i++) await Bun.sleep(10)
+  return url
+}

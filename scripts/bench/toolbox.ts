@@ -24,7 +24,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type BenchServer, intOption, median, startBenchServer } from './lib.ts'
+import { type BenchServer, intOption, median, startBenchServer, spawnUpstream } from './lib.ts'
 
 if (process.argv[2] === '--upstream') {
   Bun.serve({
@@ -51,18 +51,7 @@ const { values: opts } = parseArgs({
 const ROUNDS = intOption(opts.rounds!, '--rounds')
 const ITERATIONS = intOption(opts.iterations!, '--iterations')
 
-const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-const upstreamPort = probe.port!
-probe.stop(true)
-const upstream = Bun.spawn([process.execPath, import.meta.path, '--upstream', String(upstreamPort)], { stdout: 'ignore', stderr: 'inherit' })
-process.on('exit', () => upstream.kill('SIGKILL'))
-const UPSTREAM = `http://127.0.0.1:${upstreamPort}`
-const reachable = () =>
-  fetch(`${UPSTREAM}/ready`).then(
-    (r) => r.ok,
-    () => false,
-  )
-for (let i = 0; i < 400 && !(await reachable()); i++) await Bun.sleep(10)
+const UPSTREAM = await spawnUpstream(import.meta.path)
 
 const SECRET = 'bench-secret-key-0123456789'
 const spec = {
