@@ -2,12 +2,9 @@
 // rules, as for /api/openapi.json), the x-api-key scheme only, the two actions with the operation ids apps_list names,
 // generated from the same schemas as the routes, and the server AGENTBOX_PUBLIC_URL or the origin asked.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { lintWithRedocly } from '../helpers/redocly.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
-const REPO = join(import.meta.dir, '..', '..')
 
 let t: TestServer
 beforeAll(async () => {
@@ -59,32 +56,11 @@ describe('GET /api/gpt_public/openapi.json', () => {
   })
 
   test('lints clean with Redocly CLI (recommended-strict, redocly.yaml), offline', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentbox-actions-'))
-    try {
-      const file = join(dir, 'actions.json')
-      // Served under a real host name: the linter refuses example.com and localhost servers.
-      writeFileSync(file, JSON.stringify(await actionsSchema(t, 'agentbox.internal')))
-      const lint = Bun.spawnSync(
-        [process.execPath, join(REPO, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--config', join(REPO, 'redocly.yaml'), '--format=json'],
-        {
-          cwd: dir,
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: dir,
-            REDOCLY_TELEMETRY: 'off',
-            REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
-            REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
-            CI: 'true',
-          },
-        },
-      )
-      const report = JSON.parse(lint.stdout.toString())
-      expect(report.problems.map((p: any) => `${p.ruleId} ${p.location?.[0]?.pointer}: ${p.message}`)).toEqual([])
-      expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
-      expect(lint.exitCode).toBe(0)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    // Served under a real host name: the linter refuses example.com and localhost servers.
+    const lint = lintWithRedocly(JSON.stringify(await actionsSchema(t, 'agentbox.internal')), 'actions.json')
+    expect(lint.problems).toEqual([])
+    expect(lint.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
+    expect(lint.exitCode).toBe(0)
   }, 30_000)
 })
 

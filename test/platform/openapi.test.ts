@@ -1,15 +1,12 @@
 // The OpenAPI 3.1.0 document and the interactive reference, generated from the validating schemas and served from the binary.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { buildOpenApiDocument, type RouteDescription } from '../../src/platform/http/openapi-document.ts'
 import { VERSION } from '../../src/version.ts'
+import { lintWithRedocly } from '../helpers/redocly.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
-const REPO = join(import.meta.dir, '..', '..')
 
 let t: TestServer
 beforeAll(async () => (t = await startTestServer()))
@@ -179,32 +176,10 @@ describe('the document is valid OpenAPI 3.1 (issue 14, item 21)', () => {
   })
 
   test('lints clean with Redocly CLI (recommended-strict, redocly.yaml), offline', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentbox-openapi-'))
-    try {
-      const file = join(dir, 'openapi.json')
-      writeFileSync(file, await documentText(t))
-      const lint = Bun.spawnSync(
-        [process.execPath, join(REPO, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--config', join(REPO, 'redocly.yaml'), '--format=json'],
-        {
-          cwd: dir,
-          // No telemetry, update check or notices: the test opens no connection.
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: dir,
-            REDOCLY_TELEMETRY: 'off',
-            REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
-            REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
-            CI: 'true',
-          },
-        },
-      )
-      const report = JSON.parse(lint.stdout.toString())
-      expect(report.problems.map((p: any) => `${p.ruleId} ${p.location?.[0]?.pointer}: ${p.message}`)).toEqual([])
-      expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
-      expect(lint.exitCode).toBe(0)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    const lint = lintWithRedocly(await documentText(t))
+    expect(lint.problems).toEqual([])
+    expect(lint.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
+    expect(lint.exitCode).toBe(0)
   }, 30_000)
 })
 
