@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { lintWithRedocly } from '../helpers/redocly.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
-
 let t: TestServer
 beforeAll(async () => {
   t = await startTestServer()

@@ -7,7 +7,6 @@ import { VERSION } from '../../src/version.ts'
 import { lintWithRedocly } from '../helpers/redocly.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
-
 let t: TestServer
 beforeAll(async () => (t = await startTestServer()))
 afterAll(() => t.close())
