@@ -134,7 +134,8 @@ describe.skipIf(!hasChromium)('console: navigation, favicon, application URLs, h
     const operation = page.locator('#operations-applications-postApiSpec_from_file')
     // Swagger UI renders the whole document before it opens the deep link: seconds on a busy 2-core machine.
     await operation.waitFor({ timeout: 20_000 })
-    if (!(await operation.locator('.try-out').isVisible())) await operation.locator('.opblock-summary').click()
+    // The deep link opens the operation once the document is drawn; a click of ours could race it and close it again.
+    await operation.locator('.try-out').waitFor({ timeout: 20_000 })
     await operation.getByRole('button', { name: 'Try it out' }).click()
     await operation.locator('input[type="file"]').waitFor()
     expect(await operation.locator('.body-param__text, textarea.body-param__text').count()).toBe(0)
