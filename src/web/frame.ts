@@ -1,41 +1,49 @@
-// The console's pages and the frame around them: the brand, who is signed in, and the main navigation in groups on
-// a row of its own, so that every page stays one click away and the row fits a 1366 px screen.
+// The console's pages and the frame around them: the brand, who is signed in, and the main navigation on a row of its
+// own (main-nav.ts: the pages used most as links, the rest under More, so the row holds one line at 1024 px and up).
 import type { ComponentChildren } from 'preact'
+import { MainNav } from './main-nav.ts'
 import type { Me } from './session.ts'
-import { h, Link } from './ui.ts'
+import { h } from './ui.ts'
 
 export interface ConsolePage {
   readonly path: string
   readonly title: string
   readonly admin: boolean
+  /** On the navigation's row at every width from 1024 px; the others are under More. */
+  readonly main: boolean
 }
 
-interface NavGroup {
-  /** Read out by screen readers before the group's links. */
+export interface NavGroup {
+  /** The group's heading in the menu, and what screen readers read before its links. */
   readonly label: string
   readonly pages: readonly ConsolePage[]
 }
 
-const page = (path: string, title: string, admin = false): ConsolePage => ({ path, title, admin })
+const page = (path: string, title: string, { admin = false, main = false } = {}): ConsolePage => ({ path, title, admin, main })
+const MAIN = { main: true }
+const ADMIN = { admin: true }
 
 export const NAV_GROUPS: readonly NavGroup[] = [
-  { label: 'Home', pages: [page('/overview', 'Overview'), page('/chat', 'Chat')] },
+  { label: 'Home', pages: [page('/overview', 'Overview', MAIN), page('/chat', 'Chat', MAIN)] },
   {
     label: 'Build',
     pages: [
-      page('/agents', 'Agents'),
+      page('/agents', 'Agents', MAIN),
       page('/marketplace', 'Marketplace'),
-      page('/tasks', 'Tasks'),
-      page('/applications', 'Applications'),
+      page('/tasks', 'Tasks', MAIN),
+      page('/applications', 'Applications', MAIN),
       page('/mcp-servers', 'MCP servers'),
       page('/gpt-apps', 'GPTs'),
       page('/context-types', 'Context types'),
     ],
   },
-  { label: 'Activity', pages: [page('/approvals', 'Approvals'), page('/history', 'History'), page('/usage', 'Usage'), page('/insights', 'Insights')] },
+  {
+    label: 'Activity',
+    pages: [page('/approvals', 'Approvals', MAIN), page('/history', 'History', MAIN), page('/usage', 'Usage'), page('/insights', 'Insights', MAIN)],
+  },
   {
     label: 'Administration',
-    pages: [page('/users', 'Users', true), page('/audit', 'Audit log', true), page('/connected-clients', 'Connected clients'), page('/settings', 'Settings')],
+    pages: [page('/users', 'Users', ADMIN), page('/audit', 'Audit log', ADMIN), page('/connected-clients', 'Connected clients'), page('/settings', 'Settings')],
   },
 ]
 
@@ -45,7 +53,6 @@ export const PAGES: readonly ConsolePage[] = NAV_GROUPS.flatMap((group) => group
 export const pageOf = (path: string) => PAGES.find((p) => path === p.path || path.startsWith(`${p.path}/`))
 
 export function Frame({ me, path, children, signOut }: { me: Me; path: string; children?: ComponentChildren; signOut: () => void }) {
-  const current = pageOf(path)
   return h(
     'div',
     { class: 'frame' },
@@ -55,20 +62,7 @@ export function Frame({ me, path, children, signOut }: { me: Me; path: string; c
       null,
       h('span', { class: 'brand' }, 'Agentbox'),
       h('div', { class: 'who' }, h('span', null, `${me.name} (${me.role})`), h('button', { type: 'button', onClick: signOut }, 'Sign out')),
-      h(
-        'nav',
-        { 'aria-label': 'Main' },
-        NAV_GROUPS.map((group) => {
-          const pages = group.pages.filter((p) => !p.admin || me.role === 'admin')
-          return pages.length === 0
-            ? null
-            : h(
-                'ul',
-                { key: group.label, 'aria-label': group.label },
-                pages.map((p) => h('li', { key: p.path }, h(Link, { to: p.path, current: p === current }, p.title))),
-              )
-        }),
-      ),
+      h(MainNav, { me, path, groups: NAV_GROUPS, current: pageOf(path) }),
     ),
     h('main', { id: 'content', tabIndex: -1 }, children),
   )

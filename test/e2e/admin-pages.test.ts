@@ -2,7 +2,7 @@
 // a context type created, refused as a duplicate (409 at its name), edited and deleted through the form; the audit log's
 // table, filters and "Load more"; a task's runs and the output a run wrote. Screenshots go to test-results/console/.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type ConsoleSession, hasChromium, startConsole } from './harness.ts'
+import { type ConsoleSession, followNav, hasChromium, startConsole } from './harness.ts'
 
 describe.skipIf(!hasChromium)('console: context types, audit log, task runs', () => {
   let s: ConsoleSession
@@ -16,7 +16,7 @@ describe.skipIf(!hasChromium)('console: context types, audit log, task runs', ()
 
   test('context types: created through the form, a duplicate name (any case) refused at its field, edited, deleted; members cannot change others', async () => {
     const { page } = s
-    await page.getByRole('link', { name: 'Context types' }).click()
+    await followNav(page, 'Context types')
     await page.getByRole('heading', { name: 'Context types', exact: true }).waitFor()
     await page.getByText('No context types yet.').waitFor()
 
@@ -72,7 +72,7 @@ describe.skipIf(!hasChromium)('console: context types, audit log, task runs', ()
     const member = await s.createMember('writer@example.com')
     await s.api('POST', '/api/context-type', { name: 'Drafts', summary: 'Unfinished texts' }, member.token)
     await s.signIn('writer@example.com')
-    await page.getByRole('link', { name: 'Context types' }).click()
+    await followNav(page, 'Context types')
     await page
       .getByRole('row', { name: /Decisions/ })
       .getByText('Only its creator or an admin changes it')
@@ -91,7 +91,7 @@ describe.skipIf(!hasChromium)('console: context types, audit log, task runs', ()
       await s.api('PATCH', `/api/users/${member.id}`, { role: 'admin' }, s.adminToken)
       await s.api('PATCH', `/api/users/${member.id}`, { role: 'member' }, s.adminToken)
     }
-    await page.getByRole('link', { name: 'Audit log' }).click()
+    await followNav(page, 'Audit log')
     await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor()
     await page
       .getByRole('status')

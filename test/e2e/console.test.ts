@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { issueTestLicense } from '../helpers/license.ts'
-import { ADMIN, CHROMIUM, hasChromium, launchBrowser, launchServer, type RunningInstance, SETUP_TOKEN, SHOTS } from './harness.ts'
+import { ADMIN, CHROMIUM, followNav, hasChromium, launchBrowser, launchServer, type RunningInstance, SETUP_TOKEN, SHOTS } from './harness.ts'
 
 if (!hasChromium) console.warn(`e2e: ${CHROMIUM} is missing (apt-get install chromium); the browser suite is skipped`)
 
@@ -140,7 +140,7 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
       for (let i = 0; i < n; i++)
         await api('POST', '/api/interaction/record-mcp-tool', { tool_name: 'search', mcp_server_name: server, duration_seconds: 0.1 }, token)
     }
-    await page.getByRole('link', { name: 'Usage' }).click()
+    await followNav(page, 'Usage')
     const bars = page.locator('figure.chart svg rect')
     await bars.first().waitFor()
     expect(await bars.count()).toBe(2)
@@ -175,7 +175,7 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
     // The licence has 10 seats and the admin takes one: fill 8 more through the API, the last one through the page.
     for (let i = 1; i <= 8; i++)
       await api('POST', '/api/users', { email: `filler${i}@example.com`, name: `Filler ${i}`, password: 'long enough password', role: 'member' }, token)
-    await page.getByRole('link', { name: 'Users' }).click()
+    await followNav(page, 'Users')
     await page.getByRole('heading', { name: 'Users', exact: true }).waitFor()
     const addUser = async (email: string, name: string) => {
       await page.getByLabel('E-mail', { exact: true }).fill(email)
@@ -252,7 +252,7 @@ describe.skipIf(!hasChromium)('web console in Chromium, against the compiled bin
   }, 30_000)
 
   test('the settings page saves Hebrew (the page turns right-to-left at once), presets, recording, and a personal token shown once', async () => {
-    await page.getByRole('link', { name: 'Settings' }).click()
+    await followNav(page, 'Settings')
     await page.getByRole('heading', { name: 'Settings', exact: true }).waitFor()
     await page.getByLabel('Language').selectOption('he')
     await page.getByLabel('Dark mode').selectOption('light')

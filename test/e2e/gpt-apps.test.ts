@@ -3,7 +3,7 @@
 // schema URL and the builder instructions; the key works on apps_list; rotating shows a new key and stops the old one;
 // uninstalling (after a confirmation) removes it and stops its key. A member sees public GPTs and no admin controls.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type ConsoleSession, hasChromium, startConsole } from './harness.ts'
+import { type ConsoleSession, followNav, hasChromium, startConsole } from './harness.ts'
 
 const spec = {
   openapi: '3.1.0',
@@ -41,7 +41,7 @@ describe.skipIf(!hasChromium)('console: GPT apps', () => {
   test('connect a GPT, copy its key once, rotate it, uninstall it', async () => {
     const { page, base } = s
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
-    await page.getByRole('link', { name: 'GPTs' }).click()
+    await followNav(page, 'GPTs')
     await page.getByRole('heading', { name: 'GPT apps', level: 1 }).waitFor()
     await page.getByText('No GPT is connected yet. Connect one below.').waitFor()
 
@@ -117,7 +117,7 @@ describe.skipIf(!hasChromium)('console: GPT apps', () => {
     await s.createMember('mia@example.com')
     await s.signIn('mia@example.com')
     const { page } = s
-    await page.getByRole('link', { name: 'GPTs' }).click()
+    await followNav(page, 'GPTs')
     await page.getByRole('row', { name: /public-desk/ }).waitFor()
     expect(await page.getByRole('row', { name: /private-desk/ }).count()).toBe(0)
     expect(await page.getByRole('button', { name: /Rotate key|Uninstall/ }).count()).toBe(0)

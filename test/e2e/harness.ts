@@ -181,3 +181,14 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   await session.signIn()
   return session
 }
+
+/**
+ * Follows the console's main navigation to a page by its link's name: the link on the navigation's row, or the one
+ * under More (Menu on a phone) when the row does not show it.
+ */
+export async function followNav(page: Page, title: string): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  const link = nav.getByRole('link', { name: title, exact: true })
+  if (!(await link.isVisible())) await nav.getByRole('button', { name: /^(More|Menu)\b/ }).click()
+  await link.click()
+}

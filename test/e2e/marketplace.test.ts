@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { unzipSync } from 'fflate'
-import { type ConsoleSession, hasChromium, startConsole } from './harness.ts'
+import { type ConsoleSession, followNav, hasChromium, startConsole } from './harness.ts'
 
 describe.skipIf(!hasChromium)('bundles and the marketplace in the console', () => {
   let s: ConsoleSession
@@ -21,7 +21,7 @@ describe.skipIf(!hasChromium)('bundles and the marketplace in the console', () =
   test('search, plan and install a built-in agent; export it; import the bundle as a copy; publish it to the organisation catalog', async () => {
     const { page, base } = s
     await page.goto(`${base}/overview`)
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Marketplace' }).click()
+    await followNav(page, 'Marketplace')
     await page.getByRole('heading', { name: 'Marketplace', level: 1 }).waitFor()
     await page.getByTestId('entry-expense-approval').waitFor()
     await page.getByTestId('entry-incident-triage').waitFor()

@@ -6,7 +6,7 @@
 // cannot be reached are said in plain words. Screenshots go to test-results/console/.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { TestMcpServer } from '../mcp-servers/upstream.ts'
-import { type ConsoleSession, hasChromium, startConsole } from './harness.ts'
+import { type ConsoleSession, followNav, hasChromium, startConsole } from './harness.ts'
 
 describe.skipIf(!hasChromium)('console: MCP servers', () => {
   let s: ConsoleSession
@@ -31,7 +31,7 @@ describe.skipIf(!hasChromium)('console: MCP servers', () => {
 
   test('an admin adds servers through the form; a taken name and a forbidden address are said at their fields', async () => {
     const { page } = s
-    await page.getByRole('link', { name: 'MCP servers' }).click()
+    await followNav(page, 'MCP servers')
     await page.getByRole('heading', { name: 'MCP servers', level: 1 }).waitFor()
     await page.getByText('No MCP server yet: add one below.').waitFor()
     expect(await page.getByTestId('gateway-url').textContent()).toBe(`${s.base}/mcp/gateway`)
