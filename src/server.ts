@@ -25,6 +25,7 @@ import { MCP_PATH } from './modules/mcp/routes.ts'
 import { OAUTH_OWN_BODY } from './modules/oauth/request-body.ts'
 import { SPEC_UPLOAD_LIMIT, SPEC_UPLOAD_PATH } from './modules/applications/routes.ts'
 import { BUNDLE_IMPORT_PATH, BUNDLE_UPLOAD_LIMIT } from './modules/bundles/routes.ts'
+import { templateBodyLimit } from './modules/ui-templates/routes.ts'
 import { VERSION } from './version.ts'
 
 export const DATABASE_FILE = 'agentbox.db'
@@ -110,6 +111,7 @@ function buildApp(config: Config, logger: Logger, modules: Modules) {
           json: config.bodyLimit,
           upload: config.uploadBodyLimit,
           largeUploads: { [SPEC_UPLOAD_PATH]: SPEC_UPLOAD_LIMIT, [BUNDLE_IMPORT_PATH]: BUNDLE_UPLOAD_LIMIT },
+          largeJson: templateBodyLimit,
           ownBody: new RegExp(`${MCP_PATH.source}|${OAUTH_OWN_BODY.source}`),
           acceptsMultipart: multipartRoutesOf(() => app.routes),
         },

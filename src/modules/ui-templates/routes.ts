@@ -16,6 +16,7 @@ import {
   SyncResult,
   Template,
   TemplateList,
+  TEMPLATE_BODY_LIMIT,
   TemplateParams,
   UpdateTemplateBody,
 } from './schema.ts'
@@ -28,6 +29,16 @@ import type { TemplatesService } from './templates.ts'
  */
 function exactPath({ request }: { request: Request }) {
   if (new URL(request.url).pathname.endsWith('/')) throw new HttpError(404, 'Not Found')
+}
+
+// The two routes that take a template's HTML: POST …/operations/{operation_id} and PUT …/templates/{template_id}.
+const CREATE_PATH = /^\/api\/ui-templates\/[^/]+\/operations\/[^/]+\/?$/
+const CHANGE_PATH = /^\/api\/ui-templates\/[^/]+\/templates\/[^/]+\/?$/
+
+/** The body cap of a request to these routes (BodyLimits.largeJson): room for the largest template, however escaped. */
+export function templateBodyLimit(method: string, path: string): number | undefined {
+  if ((method === 'POST' && CREATE_PATH.test(path)) || (method === 'PUT' && CHANGE_PATH.test(path))) return TEMPLATE_BODY_LIMIT
+  return undefined
 }
 
 const NOT_VISIBLE = { 404: { description: 'No such application (or operation, or template), or the application is not visible to the caller' } }
@@ -53,7 +64,8 @@ export function uiTemplateRoutes(guard: AuthGuard, templates: TemplatesService, 
           tags,
           summary: 'Attach a UI template (an MCP App) to an operation (owner or admin)',
           description:
-            'html is at most 1 MiB (a body over 1 MiB is a 413); template_format is only "mcp-app"; type defaults to "result". ' +
+            'html is at most 1 MiB of UTF-8 (422 on body.html past it); the body may be up to 7 MiB, room for the largest template however its ' +
+            'JSON escapes it (413 past it). template_format is only "mcp-app"; type defaults to "result". ' +
             "is_default true makes it the template the operation's tool points at and clears the operation's other default.",
           responses: { ...WRITERS, ...NOT_VISIBLE, 409: { description: 'The operation already has 50 templates' } },
         },
@@ -79,7 +91,12 @@ export function uiTemplateRoutes(guard: AuthGuard, templates: TemplatesService, 
         params: TemplateParams,
         body: UpdateTemplateBody,
         response: { 200: Template },
-        detail: { tags, summary: 'Change a UI template: the fields given replace theirs (owner or admin)', responses: { ...WRITERS, ...NOT_VISIBLE } },
+        detail: {
+          tags,
+          summary: 'Change a UI template: the fields given replace theirs (owner or admin)',
+          description: 'html as on create: at most 1 MiB of UTF-8 (422), in a body of at most 7 MiB (413).',
+          responses: { ...WRITERS, ...NOT_VISIBLE },
+        },
       },
     )
     .delete(

@@ -5,6 +5,13 @@ import { DateTime } from '../../platform/http/schema-pieces.ts'
 /** 1 MiB of UTF-8: the most HTML one template holds. */
 export const MAX_HTML_BYTES = 1024 * 1024
 export const MAX_TYPE_LENGTH = 32
+/**
+ * The body cap of the routes that take a template's HTML (create and change), above the API's 1 MiB: a template of
+ * MAX_HTML_BYTES must fit however its client's JSON escapes it. No encoder writes more than six bytes for one byte of
+ * UTF-8 (a control character, or `<` from an HTML-safe encoder, as `\u003c`; non-ASCII as `\uXXXX` is at most three
+ * per byte), so six times the HTML and 1 MiB for the other fields: 7 MiB.
+ */
+export const TEMPLATE_BODY_LIMIT = 6 * MAX_HTML_BYTES + 1024 * 1024
 /** The only template format: an MCP App (HTML served as `text/html;profile=mcp-app`). */
 export const TEMPLATE_FORMAT = 'mcp-app'
 /** Most templates one operation may hold (each may be 1 MiB, and a list returns them all). */
@@ -42,7 +49,10 @@ export const UiMeta = t.Object(
   { description: "MCP Apps resource metadata, served as the resource's _meta.ui" },
 )
 
-const Html = t.String({ maxLength: MAX_HTML_BYTES, description: 'The template: an HTML document, at most 1 MiB of UTF-8' })
+const Html = t.String({
+  maxLength: MAX_HTML_BYTES,
+  description: 'The template: an HTML document, at most 1 MiB (1,048,576 bytes) once encoded as UTF-8, however the JSON escapes it',
+})
 const Type = t.String({ minLength: 1, maxLength: MAX_TYPE_LENGTH, description: 'What the template shows; default "result"' })
 const Format = t.Literal(TEMPLATE_FORMAT, { description: 'Only "mcp-app"' })
 const NullableCsp = t.Union([CspConfig, t.Null()])

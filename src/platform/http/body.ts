@@ -11,6 +11,11 @@ export interface BodyLimits {
   readonly upload: number
   /** Paths whose uploads may be larger, with their cap (API descriptions: 32 MiB). */
   readonly largeUploads?: Readonly<Record<string, number>>
+  /**
+   * Routes whose JSON bodies may be larger than `json`, with their cap: a route that takes a field of a fixed byte size
+   * (a UI template's HTML) needs room for it however its JSON escapes it. Undefined: the `json` cap.
+   */
+  readonly largeJson?: (method: string, path: string) => number | undefined
   /** Paths whose routes read the body themselves (MCP: JSON-RPC batches, and its own parse-error answer); still capped there. */
   readonly ownBody?: RegExp
   /** Whether a route takes multipart/form-data (a file upload); any other route's body must be JSON. Default: every route. */
@@ -96,10 +101,10 @@ const UNREAD = Object.freeze({})
 export function createBodyParser(limits: BodyLimits) {
   return async function parseRequestBody({ request, contentType }: { request: Request; contentType: string }) {
     if (request.method === 'GET' || request.method === 'HEAD') return undefined
+    const path = new URL(request.url).pathname
     // A value (not undefined) stops Elysia from trying its own parsers; the stream stays unread for the route.
-    if (limits.ownBody?.test(new URL(request.url).pathname)) return UNREAD
+    if (limits.ownBody?.test(path)) return UNREAD
     if (contentType.startsWith('multipart/form-data')) {
-      const path = new URL(request.url).pathname
       // Elysia's multipart parser buffers what it is given, so an upload must say its size first (browsers always do).
       const declared = request.headers.get('content-length')
       if (declared === null) throw new HttpError(411, 'Length Required')
@@ -110,7 +115,7 @@ export function createBodyParser(limits: BodyLimits) {
       if (!upload) throw jsonInvalid('This endpoint takes a JSON body; multipart/form-data is for file uploads')
       return undefined
     }
-    const bytes = await readBodyLimited(request, limits.json)
+    const bytes = await readBodyLimited(request, limits.largeJson?.(request.method, path) ?? limits.json)
     if (bytes.byteLength === 0) return undefined
     let text: string
     try {
