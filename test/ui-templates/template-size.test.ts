@@ -101,7 +101,7 @@ describe('one byte over is refused with 422 on body.html, on create and on chang
         expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'html'], type: 'string_too_long', ctx: { max_length: MiB } })
         // The schema's own check (characters) answers ASCII; the bytes check the rest, with the same type and limit.
         expect(refused.body.detail[0].msg).toBe(
-          /^[\x00-\x7f]*$/.test(fill) ? `String should have at most ${MiB} characters` : 'The template is larger than 1 MiB',
+          Buffer.byteLength(fill) === fill.length ? `String should have at most ${MiB} characters` : 'The template is larger than 1 MiB',
         )
       }
     }
