@@ -1,7 +1,8 @@
 // The console's GPT apps page in Chromium, against the compiled binary (issue 29, item 4): an admin connects a GPT
 // through the form (a bad name refused at its field), sees its key once with a copy button that copies it, the Actions
 // schema URL and the builder instructions; the key works on apps_list; rotating shows a new key and stops the old one;
-// uninstalling (after a confirmation) removes it and stops its key. A member sees public GPTs and no admin controls.
+// uninstalling (after a confirmation) removes it and stops its key; an admin opens a GPT's calls in the history (its
+// name as the Client filter). A member sees public GPTs and no admin controls.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type ConsoleSession, followNav, hasChromium, startConsole } from './harness.ts'
 
@@ -106,6 +107,27 @@ describe.skipIf(!hasChromium)('console: GPT apps', () => {
     expect(s.pageErrors).toEqual([])
   })
 
+  test("an admin opens a GPT's calls in the history: the Client filter set to its name", async () => {
+    const { page, base } = s
+    await s.api('POST', '/api/gpts', { name: 'ops-bot', description: '', instructions: 'Hi', applications: ['helpdesk'], visibility: 'private' }, s.adminToken)
+    // Calls as a GPT leaves them (the organisation's, its name as client_source), and one from another client.
+    const record = (body: Record<string, unknown>) => s.api('POST', '/api/interaction/record-mcp-tool', body, s.adminToken)
+    await record({ tool_name: 'getTicket', mcp_server_name: 'Helpdesk', client_source: 'ops-bot' })
+    await record({ tool_name: 'listTickets', mcp_server_name: 'Helpdesk', client_source: 'agentbox-copilot' })
+    await page.goto(`${base}/gpt-apps`)
+    // Loaded by its own URL (a reload, a bookmark): /gpt-apps is one of the console's paths.
+    await page.getByRole('link', { name: 'Calls of ops-bot' }).click()
+    await page.waitForURL(`${base}/history?client_source=ops-bot`)
+    expect(await page.getByLabel('Client').inputValue()).toBe('ops-bot')
+    await page.getByRole('status').filter({ hasText: 'Showing 1 call.' }).waitFor()
+    await page.getByRole('cell', { name: 'getTicket' }).first().waitFor()
+    expect(await page.getByRole('cell', { name: 'listTickets' }).count()).toBe(0)
+    // Clearing the filter shows every client's calls.
+    await page.getByRole('button', { name: 'Clear filters' }).click()
+    await page.getByRole('status').filter({ hasText: 'Showing 2 calls.' }).waitFor()
+    expect(s.pageErrors).toEqual([])
+  })
+
   test('a member sees public GPTs, without the form or the admin controls', async () => {
     await s.api(
       'POST',
@@ -121,6 +143,7 @@ describe.skipIf(!hasChromium)('console: GPT apps', () => {
     await page.getByRole('row', { name: /public-desk/ }).waitFor()
     expect(await page.getByRole('row', { name: /private-desk/ }).count()).toBe(0)
     expect(await page.getByRole('button', { name: /Rotate key|Uninstall/ }).count()).toBe(0)
+    expect(await page.getByRole('link', { name: /^Calls of/ }).count()).toBe(0)
     expect(await page.getByRole('button', { name: 'Connect GPT' }).count()).toBe(0)
     await page.getByRole('button', { name: 'Connect public-desk' }).click()
     await page.getByRole('button', { name: 'Copy schema URL' }).waitFor()

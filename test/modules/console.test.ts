@@ -1,6 +1,7 @@
 // Serving the web console from source: the page, its assets and content types, the SPA fallback, and /api/* staying JSON.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { CONSOLE_PATHS } from '../../src/modules/console/routes.ts'
+import { PAGES } from '../../src/web/frame.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer
@@ -38,6 +39,10 @@ describe('the console once provisioned', () => {
     const sheet = await css.text()
     expect(sheet).toContain(':root')
     expect(sheet).not.toMatch(/@import|url\(/)
+  })
+
+  test("every page of the console's navigation is a console path (a reload of /gpt-apps was a 404)", () => {
+    for (const page of PAGES) expect(CONSOLE_PATHS as readonly string[], page.path).toContain(page.path)
   })
 
   test('every console path (and below it) gets the app page, so reloads and links work', async () => {

@@ -20,6 +20,7 @@ export const CONSOLE_PATHS = [
   '/history',
   '/applications',
   '/mcp-servers',
+  '/gpt-apps',
   '/usage',
   '/insights',
   '/settings',

@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import type { Me } from '../session.ts'
-import { Banner, CopyButton, Field, formatDate, h, Loading, Select, useLoad } from '../ui.ts'
+import { Banner, CopyButton, Field, formatDate, h, Link, Loading, Select, useLoad } from '../ui.ts'
 
 interface Gpt {
   name: string
@@ -294,6 +294,15 @@ export function GptAppsPage({ me }: { me: Me }) {
                               'Connect',
                               h('span', { class: 'sr-only' }, ` ${gpt.name}`),
                             ),
+                            // Its calls are the organisation account's, which only admins' history shows.
+                            admin
+                              ? h(
+                                  Link,
+                                  { to: `/history?${new URLSearchParams({ client_source: gpt.name })}` },
+                                  'Calls',
+                                  h('span', { class: 'sr-only' }, ` of ${gpt.name}`),
+                                )
+                              : null,
                             admin
                               ? h('button', { type: 'button', onClick: () => rotate(gpt) }, 'Rotate key', h('span', { class: 'sr-only' }, ` ${gpt.name}`))
                               : null,

@@ -1,5 +1,6 @@
 // History: the recorded MCP tool calls and API actions (GET /api/interactions), newest first, with the API's filters
-// and "Load more"; a conversation id opens that conversation's calls together (/history?conversation=…).
+// and "Load more"; a conversation id opens that conversation's calls together (/history?conversation=…), and the
+// text filters may come in the URL too (/history?client_source=… : the GPT apps page links a GPT's calls so).
 import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import type { Me } from '../session.ts'
@@ -44,11 +45,22 @@ function queryOf(f: Filters, cursor: string | null): string {
 
 const conversationInUrl = () => new URLSearchParams(location.search).get('conversation')
 
+/** The filters a link named in the URL (kind, api_title, tool_name, client_source), over none. */
+function filtersInUrl(): Filters {
+  const q = new URLSearchParams(location.search)
+  const named: Partial<Filters> = {}
+  for (const key of ['kind', 'api_title', 'tool_name', 'client_source'] as const) {
+    const value = q.get(key)
+    if (value) named[key] = value
+  }
+  return { ...NO_FILTERS, ...named }
+}
+
 export function HistoryPage({ me }: { me: Me }) {
   const admin = me.role === 'admin'
   const users = useLoad(() => (admin ? api<User[]>('GET', '/api/users') : Promise.resolve([] as User[])))
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS)
-  const [applied, setApplied] = useState<Filters>(NO_FILTERS)
+  const [draft, setDraft] = useState<Filters>(filtersInUrl)
+  const [applied, setApplied] = useState<Filters>(filtersInUrl)
   const [calls, setCalls] = useState<Interaction[] | null>(null)
   const [cursor, setCursor] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
@@ -95,7 +107,7 @@ export function HistoryPage({ me }: { me: Me }) {
       setBusy(false)
     }
   }
-  useEffect(() => void load(NO_FILTERS, null), [])
+  useEffect(() => void load(applied, null), [])
   // Back and forward move between the list and a conversation opened from it.
   useEffect(() => {
     const follow = () => setConversation(conversationInUrl())
