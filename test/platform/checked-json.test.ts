@@ -18,7 +18,11 @@ test('a matching value becomes a JSON response with the same bytes and type as R
 })
 
 test('a value that does not match is handed back unchanged', () => {
-  for (const value of [{ status: 2.5, headers: {}, body: null, id: null }, { status: 200, headers: { a: 1 }, body: null, id: null }, { status: 200, headers: {}, id: 'x' }]) {
+  for (const value of [
+    { status: 2.5, headers: {}, body: null, id: null },
+    { status: 200, headers: { a: 1 }, body: null, id: null },
+    { status: 200, headers: {}, id: 'x' },
+  ]) {
     expect(answer(value)).toBe(value)
   }
 })
