@@ -550,3 +550,32 @@ describe('errors carry no secrets', () => {
     }
   })
 })
+
+describe('headers only the client may set', () => {
+  test('hop-by-hop and framing headers a caller passes are dropped, its own headers sent', async () => {
+    const { origin } = testServer()
+    const { safeFetch, fetchSpy } = setUp({ allowed: '127.0.0.1' })
+    await safeFetch(`${origin}/h`, {
+      headers: {
+        Host: 'evil.example',
+        'Keep-Alive': 'timeout=5',
+        TE: 'trailers',
+        'Proxy-Authorization': 'Basic eA==',
+        Expect: '100-continue',
+        'X-Kept': 'yes',
+      },
+    })
+    const sent = fetchSpy.calls[0]!.init.headers as Headers
+    expect([...sent.keys()].sort()).toEqual(['host', 'x-kept'])
+    // The host the client sets itself: the URL's, never the caller's.
+    expect(sent.get('host')).toBe(new URL(origin).host)
+  })
+
+  test('with a Connection header, the headers it names go too', async () => {
+    const { origin } = testServer()
+    const { safeFetch, fetchSpy } = setUp({ allowed: '127.0.0.1' })
+    await safeFetch(`${origin}/h`, { headers: { Connection: 'close, X-Hop', 'X-Hop': '1', 'Transfer-Encoding': 'chunked', 'X-Kept': 'yes' } })
+    const sent = fetchSpy.calls[0]!.init.headers as Headers
+    expect([...sent.keys()].sort()).toEqual(['host', 'x-kept'])
+  })
+})

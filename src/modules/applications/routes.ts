@@ -2,9 +2,10 @@
 // connect credentials, and execute operations through the guarded outbound client.
 import type { PublicOrigin } from '../../platform/http/public-origin.ts'
 import { Elysia, t } from 'elysia'
+import { checkedJson } from '../../platform/http/checked-json.ts'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
 import type { ApplicationCredentials } from './credentials.ts'
-import type { OperationExecutor } from './execute.ts'
+import type { ExecuteResult as ExecuteResultValue, OperationExecutor } from './execute.ts'
 import {
   ApiNameParams,
   Application,
@@ -52,6 +53,9 @@ function documentResponse(document: StoredDocument, request: Request): Response 
     return new Response(document.content as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-encoding': 'gzip' } })
   return new Response(inflatedStream(document.content), { headers })
 }
+
+/** The execute envelope is built with exactly the schema's fields: checked, then sent without Elysia's Encode/Clean. */
+const executeAnswer = checkedJson<ExecuteResultValue>(ExecuteResult)
 
 const NOT_VISIBLE = { 404: { description: 'No such application, or it is not visible to the caller' } }
 
@@ -192,7 +196,7 @@ export function applicationRoutes(
     )
     .post(
       '/api/applications/:api_name/operations/:operation_id/execute',
-      ({ principal, params, body }) => executor.execute(principal, params.api_name, params.operation_id, body),
+      async ({ principal, params, body }) => executeAnswer(await executor.execute(principal, params.api_name, params.operation_id, body)),
       {
         auth: 'member',
         params: OperationParams,

@@ -153,9 +153,19 @@ function encodeBody(body: string | Uint8Array | null | undefined, limit: number)
   return bytes
 }
 
+const CLIENT_OWNED = new Set(CLIENT_OWNED_HEADERS)
+
 export function outgoingHeaders(init: HeadersInit | undefined): Headers {
   const headers = new Headers(init)
-  const listed = (headers.get('connection') ?? '').split(',').map((name) => name.trim())
+  const connection = headers.get('connection')
+  if (connection === null) {
+    // The usual case: look only at the few headers the call has instead of deleting every client-owned name.
+    const owned: string[] = []
+    for (const name of headers.keys()) if (CLIENT_OWNED.has(name)) owned.push(name)
+    for (const name of owned) headers.delete(name)
+    return headers
+  }
+  const listed = connection.split(',').map((name) => name.trim())
   for (const name of [...listed.filter((name) => name !== ''), ...CLIENT_OWNED_HEADERS]) headers.delete(name)
   return headers
 }
