@@ -44,7 +44,7 @@ const nestsTooDeeply = (pointer = ''): SpecInvalidError => new SpecInvalidError(
 const isStackOverflow = (error: unknown): boolean => error instanceof RangeError || /call stack/i.test(String((error as Error)?.message))
 
 /** YAML node events (each node opens and closes) between two requested collections while a YAML text loads. */
-const NODE_EVENTS_PER_COLLECTION = 500_000
+const NODE_EVENTS_PER_COLLECTION = 200_000
 
 /**
  * `marker`: the text is asciiText's (ascii-text.ts), its other characters spelled as placeholders. `collectSoon`:
