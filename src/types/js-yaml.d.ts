@@ -13,6 +13,8 @@ declare module 'js-yaml' {
     maxDepth?: number
     /** Keys merged by `<<` across one load (default 10,000). */
     maxTotalMergeKeys?: number
+    /** Called as each node opens and closes; it cannot change what is loaded. */
+    listener?: (event: 'open' | 'close') => void
   }
   export function load(text: string, options?: LoadOptions): unknown
   export class YAMLException extends Error {}

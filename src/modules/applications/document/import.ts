@@ -65,6 +65,9 @@ const storedOperation = (operation: ExtractedOperation): ImportedOperation => ({
   sample: JSON.stringify(operation.sample),
 })
 
+/** Operations built between two requested collections (each leaves its intermediate schemas and JSON behind). */
+const OPERATIONS_PER_COLLECTION = 250
+
 /** `input` as text, or a source whose text is let go once parsed (the import worker's, for memory). */
 export async function importApiDocument(input: string | DocumentSource): Promise<ImportedDocument> {
   const { document, openapiVersion, warnings } = await readApiDocument(input)
@@ -72,7 +75,9 @@ export async function importApiDocument(input: string | DocumentSource): Promise
   const { schemes, declaredScopes } = readSecuritySchemes(document, warnings)
   // Each operation is stored as text as soon as it is built; what the scopes and warnings below need is noted apart.
   const uses: { id: string; scopes: string[]; schemes: string[] }[] = []
+  const collectSoon = typeof input === 'string' ? undefined : input.collectSoon
   const { operations, requiredScopes } = extractOperations(document, warnings, (operation) => {
+    if (collectSoon && uses.length % OPERATIONS_PER_COLLECTION === OPERATIONS_PER_COLLECTION - 1) collectSoon()
     uses.push({ id: operation.operation_id, scopes: operation.scopes, schemes: operation.security.flatMap((requirement) => Object.keys(requirement)) })
     return storedOperation(operation)
   })

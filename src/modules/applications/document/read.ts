@@ -43,8 +43,14 @@ const nestsTooDeeply = (pointer = ''): SpecInvalidError => new SpecInvalidError(
 /** A stack overflow, however the parser that hit it wrapped it. */
 const isStackOverflow = (error: unknown): boolean => error instanceof RangeError || /call stack/i.test(String((error as Error)?.message))
 
-/** `marker`: the text is asciiText's (ascii-text.ts), its other characters spelled as placeholders. */
-function parseText(text: string, marker?: string): unknown {
+/** YAML node events (each node opens and closes) between two requested collections while a YAML text loads. */
+const NODE_EVENTS_PER_COLLECTION = 200_000
+
+/**
+ * `marker`: the text is asciiText's (ascii-text.ts), its other characters spelled as placeholders. `collectSoon`:
+ * DocumentSource's.
+ */
+function parseText(text: string, marker?: string, collectSoon?: () => void): unknown {
   const trimmed = text.replace(/^\uFEFF/, '').trimStart()
   if (trimmed === '') throw new SpecInvalidError('The file is empty', '')
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
@@ -59,7 +65,9 @@ function parseText(text: string, marker?: string): unknown {
     // js-yaml builds values straight from the text (the `yaml` library's syntax tree took ~45 bytes per byte: 1.2 GB
     // for 28 MB). YAML 1.2 core types; duplicate keys are the last one's, as JSON.parse does. Aliases are shared
     // values, not copies: checkStructure counts what they expand to.
-    const tree = loadYaml(trimmed, { schema: CORE_SCHEMA, json: true, maxDepth: MAX_NESTING })
+    let events = 0
+    const listener = collectSoon && (() => (++events % NODE_EVENTS_PER_COLLECTION === 0 ? collectSoon() : undefined))
+    const tree = loadYaml(trimmed, { schema: CORE_SCHEMA, json: true, maxDepth: MAX_NESTING, ...(listener && { listener }) })
     return marker === undefined ? tree : restoreCharacters(tree, marker)
   } catch (error) {
     // Past maxDepth, or a stack overflow however it is reported: the same answer as deep JSON.
@@ -149,6 +157,12 @@ export interface DocumentSource {
   readonly marker?: string
   /** Called once the text is let go and again after the operations are built: the worker collects garbage there. */
   collect?: () => void
+  /**
+   * Called every so many YAML nodes while the text loads and every so many operations while they are built: the
+   * worker asks for a collection there that runs beside the work (Bun.gc(false)). Without it the heap grew to nearly
+   * twice what was live, and that garbage was the import's peak.
+   */
+  collectSoon?: () => void
 }
 
 /** Throws SpecInvalidError for what cannot be imported; everything else the validator finds becomes a warning. */
@@ -157,7 +171,7 @@ export async function readApiDocument(input: string | DocumentSource): Promise<R
   const length = source.text?.length ?? 0
   let parsed: unknown
   try {
-    parsed = parseText(source.text ?? '', 'marker' in source ? source.marker : undefined)
+    parsed = parseText(source.text ?? '', 'marker' in source ? source.marker : undefined, 'collectSoon' in source ? source.collectSoon : undefined)
   } finally {
     // The parsed tree is all that is needed from here on; a 32 MiB upload is 64 MB as a string.
     source.text = null
