@@ -86,56 +86,77 @@ describe.skipIf(!ON_POSTGRES)('leases and GPT keys across two instances', () => 
     const next = await call(b, 'POST', '/api/chat', { thread_id: threadId, message: 'now me' })
     expect(next.status).toBe(200)
     const thread = await call(b, 'GET', `/api/threads/${threadId}`)
-    expect(thread.body.messages.map((m: { content: string }) => m.content)).toEqual(['start', 'first answer', 'hold on', 'held answer', 'now me', 'next answer'])
+    expect(thread.body.messages.map((m: { content: string }) => m.content)).toEqual([
+      'start',
+      'first answer',
+      'hold on',
+      'held answer',
+      'now me',
+      'next answer',
+    ])
   }, 60_000)
 
-  test.skipIf(!HAS_GIT)("a template sync on one instance makes the other's sync of the same application wait until it has pushed", async () => {
-    const repoServer = git!
-    await repoServer.createRepository('shared-templates')
-    const put = await call(a, 'PUT', '/api/ui-templates/vcs/echo', { repo_url: repoServer.url('shared-templates'), username: repoServer.username, token: repoServer.token })
-    expect(put.status).toBe(200)
-    const template = async (type: string) => {
-      const made = await call(a, 'POST', '/api/ui-templates/echo/operations/echo', { html: `<p>${type}</p>`, type })
-      expect(made.status).toBe(201)
-      return made.body.id as string
-    }
-    const [first, second] = [await template('result'), await template('compact')]
-    let reached!: () => void
-    const pushReached = new Promise<void>((resolve) => {
-      reached = resolve
-    })
-    let letGo!: () => void
-    const gate = new Promise<void>((resolve) => {
-      letGo = resolve
-    })
-    repoServer.beforeNextPush = async () => {
-      reached()
-      await gate
-    }
-    const pushingOnA = call(a, 'POST', `/api/ui-templates/vcs/sync/echo/${first}`, { direction: 'push' })
-    await pushReached
-    const requestsWhileHeld = repoServer.requests.length
-    const pushingOnB = call(b, 'POST', `/api/ui-templates/vcs/sync/echo/${second}`, { direction: 'push' })
-    const waiting = await waitFor('B to wait for the lease A holds', async () =>
-      logLines(b).find((line) => line.msg === 'waiting for a lease another instance holds' && String(line.lease).startsWith('ui_template_sync:')),
-    )
-    expect(waiting.holder_instance).toBe((await cluster.health(a)).body.instance_id)
-    // B has not touched the repository while A's push is held: it never fetched what A was about to replace.
-    expect(repoServer.requests.length).toBe(requestsWhileHeld)
-    letGo()
-    const [onA, onB] = [await pushingOnA, await pushingOnB]
-    expect(onA.body).toMatchObject({ success: true })
-    expect(onB.body).toMatchObject({ success: true })
-    const copy = await WorkingCopy.clone(repoServer, 'shared-templates')
-    expect((await copy.files()).length).toBe(4)
-    expect((await copy.log()).length).toBe(2)
-    copy.dispose()
-  }, 90_000)
+  test.skipIf(!HAS_GIT)(
+    "a template sync on one instance makes the other's sync of the same application wait until it has pushed",
+    async () => {
+      const repoServer = git!
+      await repoServer.createRepository('shared-templates')
+      const put = await call(a, 'PUT', '/api/ui-templates/vcs/echo', {
+        repo_url: repoServer.url('shared-templates'),
+        username: repoServer.username,
+        token: repoServer.token,
+      })
+      expect(put.status).toBe(200)
+      const template = async (type: string) => {
+        const made = await call(a, 'POST', '/api/ui-templates/echo/operations/echo', { html: `<p>${type}</p>`, type })
+        expect(made.status).toBe(201)
+        return made.body.id as string
+      }
+      const [first, second] = [await template('result'), await template('compact')]
+      let reached!: () => void
+      const pushReached = new Promise<void>((resolve) => {
+        reached = resolve
+      })
+      let letGo!: () => void
+      const gate = new Promise<void>((resolve) => {
+        letGo = resolve
+      })
+      repoServer.beforeNextPush = async () => {
+        reached()
+        await gate
+      }
+      const pushingOnA = call(a, 'POST', `/api/ui-templates/vcs/sync/echo/${first}`, { direction: 'push' })
+      await pushReached
+      const requestsWhileHeld = repoServer.requests.length
+      const pushingOnB = call(b, 'POST', `/api/ui-templates/vcs/sync/echo/${second}`, { direction: 'push' })
+      const waiting = await waitFor('B to wait for the lease A holds', async () =>
+        logLines(b).find((line) => line.msg === 'waiting for a lease another instance holds' && String(line.lease).startsWith('ui_template_sync:')),
+      )
+      expect(waiting.holder_instance).toBe((await cluster.health(a)).body.instance_id)
+      // B has not touched the repository while A's push is held: it never fetched what A was about to replace.
+      expect(repoServer.requests.length).toBe(requestsWhileHeld)
+      letGo()
+      const [onA, onB] = [await pushingOnA, await pushingOnB]
+      expect(onA.body).toMatchObject({ success: true })
+      expect(onB.body).toMatchObject({ success: true })
+      const copy = await WorkingCopy.clone(repoServer, 'shared-templates')
+      expect((await copy.files()).length).toBe(4)
+      expect((await copy.log()).length).toBe(2)
+      copy.dispose()
+    },
+    90_000,
+  )
 
   test('a GPT key rotated or uninstalled on one instance is refused by the other at its next request, though it had just verified it', async () => {
     const appsList = (instance: ClusterInstance, key: string, client = '203.0.113.10') =>
       fetch(`${instance.base}/api/gpt_public/apps_list`, { headers: { 'x-api-key': key, 'x-forwarded-for': client } })
-    const created = await call(a, 'POST', '/api/gpts', { name: 'echo-gpt', description: 'Echoes', instructions: 'Echo.', applications: ['echo'], visibility: 'public' })
+    const created = await call(a, 'POST', '/api/gpts', {
+      name: 'echo-gpt',
+      description: 'Echoes',
+      instructions: 'Echo.',
+      applications: ['echo'],
+      visibility: 'public',
+    })
     expect(created.status).toBe(201)
     const firstKey = created.body.api_key as string
     expect((await appsList(b, firstKey)).status).toBe(200)
@@ -148,8 +169,41 @@ describe.skipIf(!ON_POSTGRES)('leases and GPT keys across two instances', () => 
     expect((await appsList(b, secondKey)).status).toBe(401)
   }, 60_000)
 
+  test('principals one instance remembers are dropped when a user, token or session changes on the other, at the next request', async () => {
+    const created = await call(a, 'POST', '/api/users', { email: 'remy@example.com', name: 'Remy', password: 'a long enough password', role: 'member' })
+    expect(created.status).toBe(201)
+    const login = await callJson(b, 'POST', '/api/auth/login', undefined, { email: 'remy@example.com', password: 'a long enough password' })
+    const access = login.body.access_token as string
+    const pat = (await callJson(b, 'POST', '/api/auth/tokens', access, { name: 'cli' })).body as { id: string; token: string }
+    const me = (instance: ClusterInstance, token: string) => callJson(instance, 'GET', '/api/auth/me', token)
+    // Remembered on B (repeated reads, nothing written between them).
+    for (let i = 0; i < 3; i++) for (const token of [access, pat.token]) expect((await me(b, token)).status).toBe(200)
+    expect((await call(a, 'PATCH', `/api/users/${created.body.id}`, { name: 'Remy Renamed' })).status).toBe(200)
+    expect((await me(b, access)).body.name).toBe('Remy Renamed')
+    expect((await callJson(a, 'DELETE', `/api/auth/tokens/${pat.id}`, access)).status).toBe(200)
+    expect((await me(b, pat.token)).status).toBe(401)
+    expect((await me(b, access)).status).toBe(200)
+    const changed = await callJson(a, 'POST', '/api/auth/password', access, {
+      current_password: 'a long enough password',
+      new_password: 'another long password',
+    })
+    expect(changed.status).toBe(200)
+    expect((await me(b, access)).status).toBe(401)
+    // The new token, remembered on B, then the user deactivated on A.
+    const again = changed.body.access_token as string
+    for (let i = 0; i < 3; i++) expect((await me(b, again)).status).toBe(200)
+    expect((await call(a, 'DELETE', `/api/users/${created.body.id}`)).status).toBe(200)
+    expect((await me(b, again)).status).toBe(401)
+  }, 60_000)
+
   test(`failed GPT keys from one address add up across instances: ${GPT_KEY_MAX_FAILURES} in all, not ${GPT_KEY_MAX_FAILURES} on each`, async () => {
-    const created = await call(b, 'POST', '/api/gpts', { name: 'valid-gpt', description: 'Valid', instructions: 'Valid.', applications: ['echo'], visibility: 'public' })
+    const created = await call(b, 'POST', '/api/gpts', {
+      name: 'valid-gpt',
+      description: 'Valid',
+      instructions: 'Valid.',
+      applications: ['echo'],
+      visibility: 'public',
+    })
     expect(created.status).toBe(201)
     const appsList = (instance: ClusterInstance, key: string, client: string) =>
       fetch(`${instance.base}/api/gpt_public/apps_list`, { headers: { 'x-api-key': key, 'x-forwarded-for': client } })
