@@ -184,7 +184,7 @@ async function bootOn(
 
   let closing = false
   const jobs = new JobRunner(logger)
-  const cluster = createCluster(database, logger)
+  const cluster = createCluster(database, logger, clock)
   const clientAddresses = new ClientAddresses(config.trustedProxies, clock, logger)
   const modules = createModules({
     config,

@@ -129,7 +129,7 @@ function tasksModuleOver(database: DatabaseHandle, dataDir: string) {
     synchronous: true,
   })
   return createTasksModule(
-    { config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger), cluster: createCluster(database, logger) },
+    { config, clock: systemClock, logger, database, guard, jobs: new JobRunner(logger), cluster: createCluster(database, logger, systemClock) },
     {
       providers: new ModelProviders(config.llm, createOutboundClient({ operatorAllow: [], adminAllow: async () => [] })),
       threads: new ThreadsService({ db: database.db, clock: systemClock }),

@@ -101,13 +101,16 @@ export interface Platform {
 
 export function createModules(platform: Platform): Modules {
   const { config, clock, logger, database, jobs, secrets, cluster } = platform
+  const signIns = cluster.revisions.get('sign_ins')
   // The guard reads the licence and the signing key only when a request comes, after every module below exists.
   const authenticate = createAuthenticator({
     db: database.db,
     readStatement: (query) => database.readStatement(query),
-    // On PostgreSQL another instance's writes (a revoked token, a deactivated user) do not move this instance's stamp:
-    // no principal is remembered there, each request reads its rows (one query on the read pool).
-    changeStamp: database.kind === 'postgres' ? () => null : database.changeStamp,
+    // On PostgreSQL another instance's writes (a revoked token, a deactivated user) do not move this instance's change
+    // stamp; they move the `sign_ins` revision (triggers of migration 0026), read before each lookup. Recorded
+    // interactions move neither, so under load the remembered principals stay.
+    changeStamp: database.kind === 'postgres' ? () => signIns.value : database.changeStamp,
+    sync: database.kind === 'postgres' ? () => signIns.sync?.() : undefined,
     clock,
     accessTokenSecret: () => tenant.service.accessTokenKey,
   })

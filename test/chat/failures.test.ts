@@ -2,6 +2,7 @@
 // format, a client that goes away mid-stream, a second turn in a busy thread, and shutdown during a turn. Each ends
 // with a readable error (JSON: 502/504 with the thread; SSE: an error event, then done) and a thread that reads back.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { ON_POSTGRES } from '../helpers/database.ts'
 import { type FakeServer, startFakeServer } from '../llm/fake-servers.ts'
 import { chatEvents, parseSse } from './helpers.ts'
 import { type ChatWorld, startChatWorld } from './world.ts'
@@ -163,6 +164,27 @@ describe('one turn at a time per thread', () => {
     while (!(await reader.read()).done);
     await w.t.server.modules.chat.service.idle()
     expect((await messagesOf(first.body.thread_id)).map((m: any) => m.content)).toEqual(['start', 'first answer', 'hold', 'slow answer'])
+    expect(await w.t.sql.count('leases', 'key = ?', `chat_turn:${first.body.thread_id}`)).toBe(0)
+  })
+
+  test("a turn running on another instance (its lease in the database) is a 409 here; once that instance's lease expires (it died), the thread takes turns again", async () => {
+    openai.behave({ reply: 'first answer' })
+    const first = await chat({ model: OPENAI, message: 'start' })
+    const threadId = first.body.thread_id as string
+    const lease = `chat_turn:${threadId}`
+    // On SQLite one process owns the database, so only its own instance id can hold a lease there.
+    const holder = ON_POSTGRES ? 'another instance' : w.t.server.cluster.instanceId
+    await w.t.sql.run('INSERT INTO leases (key, holder, instance_id, expires_at) VALUES (?, ?, ?, ?)', lease, 'elsewhere', holder, w.t.clock.now() + 60_000)
+    const refused = await chat({ model: OPENAI, thread_id: threadId, message: 'me too' })
+    expect(refused).toMatchObject({ status: 409, body: { detail: 'A turn is already in progress in this thread: wait for it to finish' } })
+    // The other instance's lease is left alone by the refusal.
+    expect(await w.t.sql.get('SELECT holder FROM leases WHERE key = ?', lease)).toEqual({ holder: 'elsewhere' })
+    await w.t.sql.run('UPDATE leases SET expires_at = ? WHERE key = ?', w.t.clock.now(), lease)
+    openai.behave({ reply: 'second answer' })
+    const second = await chat({ model: OPENAI, thread_id: threadId, message: 'now' })
+    expect(second.status).toBe(200)
+    expect((await messagesOf(threadId)).map((m: any) => m.content)).toEqual(['start', 'first answer', 'now', 'second answer'])
+    expect(await w.t.sql.count('leases', 'key = ?', lease)).toBe(0)
   })
 })
 

@@ -1,6 +1,7 @@
 // The authenticator remembers principals until the next write (src/modules/auth/authenticator.ts). Every test first
 // warms that memory with repeated requests, then writes, and checks that the very next request sees the write.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { ON_POSTGRES } from '../helpers/database.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer
@@ -92,5 +93,51 @@ describe('remembered principals never outlive a write', () => {
     })
     await expect(rolledBack).rejects.toThrow('roll back')
     await warm(member.token)
+  })
+})
+
+// On PostgreSQL principals are remembered until the `sign_ins` cluster revision moves: triggers move it in the
+// transaction that changes a user, an API token or a session's end, on any instance; recorded calls leave it alone.
+describe.skipIf(!ON_POSTGRES)('PostgreSQL: what moves the sign-ins revision', () => {
+  const signIns = async () => Number((await t.sql.get<{ value: number }>("SELECT value FROM cluster_revisions WHERE name = 'sign_ins'"))!.value)
+  const record = (token: string) =>
+    t.request('POST', '/api/interaction/record-mcp-tool', { token, body: { mcp_server_name: 'Jira', tool_name: 'search', arguments: {}, result: {} } })
+
+  test('recorded calls do not empty the remembered principals; a sign-in change does, on the next request', async () => {
+    await warm(member.token, memberPat)
+    // Switched off, the triggers cannot tell anyone that this user is gone: a request answered 200 now was answered
+    // from the remembered principal, not from the row.
+    await t.sql.run('ALTER TABLE users DISABLE TRIGGER USER')
+    try {
+      await t.sql.run('UPDATE users SET active = 0 WHERE id = ?', member.id)
+    } finally {
+      await t.sql.run('ALTER TABLE users ENABLE TRIGGER USER')
+    }
+    expect((await me(member.token)).status).toBe(200)
+    const before = await signIns()
+    for (let i = 0; i < 5; i++) expect((await record(adminToken)).status).toBe(200)
+    expect(await signIns()).toBe(before)
+    expect((await me(member.token)).status).toBe(200)
+    expect((await me(memberPat)).status).toBe(200)
+    // Any sign-in change (here another user's rename) moves the revision: the next request reads the rows again.
+    const other = await t.createUser(adminToken, { email: 'other@example.com' })
+    expect((await t.request('PATCH', `/api/users/${other.id}`, { token: adminToken, body: { name: 'Renamed' } })).status).toBe(200)
+    expect(await signIns()).toBe(before + 1)
+    expect((await me(member.token)).status).toBe(401)
+    expect((await me(memberPat)).status).toBe(401)
+  })
+
+  test('token revocations, sign-outs and user changes move it; creating tokens and sessions does not', async () => {
+    const before = await signIns()
+    const made = await t.request('POST', '/api/auth/tokens', { token: member.token, body: { name: 'second' } })
+    expect(made.status).toBe(201)
+    await t.login('member@example.com', 'a long enough password')
+    expect(await signIns()).toBe(before)
+    expect((await t.request('DELETE', `/api/auth/tokens/${made.body.id}`, { token: member.token })).status).toBe(200)
+    expect(await signIns()).toBe(before + 1)
+    expect((await t.request('PATCH', `/api/users/${member.id}`, { token: adminToken, body: { role: 'admin' } })).status).toBe(200)
+    expect(await signIns()).toBe(before + 2)
+    await t.sql.run('UPDATE auth_sessions SET revoked_at = ? WHERE user_id = ?', new Date(t.clock.now()).toISOString(), member.id)
+    expect(await signIns()).toBe(before + 3)
   })
 })

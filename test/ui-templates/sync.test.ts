@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { ON_POSTGRES } from '../helpers/database.ts'
 import { type GitServer, HAS_GIT, startGitServer, WorkingCopy } from '../helpers/git-server.ts'
 import { type People, startWithPeople } from '../helpers/people.ts'
 import { freePort } from '../helpers/process.ts'
@@ -397,6 +398,31 @@ describe.skipIf(!HAS_GIT)('concurrency', () => {
       call('POST', `/api/ui-templates/vcs/sync/${app}`, { direction: 'push' }),
     ])
     expect(mixed.map((r) => r.body.success)).toEqual([true, true, true])
+    const { id } = (await w.t.sql.get<{ id: string }>('SELECT id FROM applications WHERE api_name = ?', app))!
+    expect(await w.t.sql.count('leases', 'key = ?', `ui_template_sync:${id}`)).toBe(0)
+  })
+
+  test("a sync waits while the application's lease is held (by another instance), and runs once the lease expires", async () => {
+    const { app, copy } = await world()
+    const t = await createTemplate(w, w.owner.token, app, 'listPets')
+    const { id } = (await w.t.sql.get<{ id: string }>('SELECT id FROM applications WHERE api_name = ?', app))!
+    const lease = `ui_template_sync:${id}`
+    // On SQLite one process owns the database, so only its own instance id can hold a lease there.
+    const holder = ON_POSTGRES ? 'another instance' : w.t.server.cluster.instanceId
+    await w.t.sql.run('INSERT INTO leases (key, holder, instance_id, expires_at) VALUES (?, ?, ?, ?)', lease, 'elsewhere', holder, w.t.clock.now() + 60_000)
+    const before = git.requests.length
+    const pushing = sync(app, t.id, { direction: 'push' })
+    const waiting = () => w.t.log.lines.find((line) => line.msg === 'waiting for a lease another instance holds' && line.lease === lease)
+    while (!waiting()) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(waiting()).toMatchObject({ holder_instance: holder })
+    // Waiting, it has not reached the repository.
+    expect(git.requests.length).toBe(before)
+    // The holder died: its lease expires (forced here), and the waiting sync takes it.
+    await w.t.sql.run('UPDATE leases SET expires_at = ? WHERE key = ?', w.t.clock.now(), lease)
+    expect((await pushing).body.success).toBe(true)
+    await copy.pull()
+    expect((await copy.files()).length).toBe(2)
+    expect(await w.t.sql.count('leases', 'key = ?', lease)).toBe(0)
   })
 })
 

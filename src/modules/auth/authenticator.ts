@@ -33,8 +33,17 @@ export interface AuthenticatorOptions {
   readonly db: Kysely<Database>
   /** A statement on the database's read connection (DatabaseHandle.readStatement). */
   readonly readStatement: <Row>(query: CompiledQuery) => ReadStatement<Row>
-  /** The database's change stamp (DatabaseHandle.changeStamp): remembered principals live only while it stands still. */
+  /**
+   * What remembered principals live by: they are kept only while it stands still. On SQLite the database's change stamp
+   * (DatabaseHandle.changeStamp); on PostgreSQL the `sign_ins` cluster revision, which every instance's changes to
+   * users, API tokens and session ends move (stored triggers, in the writing transaction).
+   */
   readonly changeStamp: () => number | null
+  /**
+   * Brings the stamp up to date with what other instances committed before the call (PostgreSQL: the revision's
+   * sync); undefined when there is nothing to wait for.
+   */
+  readonly sync?: () => Promise<void> | undefined
   readonly clock: Clock
   /** The instance's signing key, null until setup has made one. */
   readonly accessTokenSecret: () => Buffer | null
@@ -50,7 +59,7 @@ export interface AuthenticatorOptions {
  * connection, which sees only committed rows: synchronously on SQLite (bun:sqlite caches the prepared statement), as a
  * promise on PostgreSQL. There a principal is remembered only if the stamp taken before the read still stands after it.
  */
-export function createAuthenticator({ db, readStatement, changeStamp, clock, accessTokenSecret }: AuthenticatorOptions): Authenticate {
+export function createAuthenticator({ db, readStatement, changeStamp, sync, clock, accessTokenSecret }: AuthenticatorOptions): Authenticate {
   const userColumns = ['users.id', 'users.email', 'users.name', 'users.role', 'users.kind', 'users.active', 'users.session_version'] as const
   let userById: ReadStatement<UserRow> | undefined
   let liveSession: ReadStatement<{ id: string }> | undefined
@@ -169,7 +178,10 @@ export function createAuthenticator({ db, readStatement, changeStamp, clock, acc
     if (space < 0 || authorization.slice(0, space).toLowerCase() !== 'bearer') throw notAuthenticated()
     const bearer = authorization.slice(space + 1).trim()
     if (bearer.length === 0 || bearer.length > 4096) throw notAuthenticated()
-    return isApiToken(bearer) ? fromApiToken(bearer) : fromAccessToken(bearer)
+    const resolve = () => (isApiToken(bearer) ? fromApiToken(bearer) : fromAccessToken(bearer))
+    // Another instance's revocation committed before this request must empty what this one remembered.
+    const syncing = sync?.()
+    return syncing ? syncing.then(resolve) : resolve()
   }
 }
 

@@ -20,7 +20,7 @@ export interface ChatModuleDependencies {
 }
 
 export function createChatModule(ctx: ModuleContext, deps: ChatModuleDependencies): ChatModule {
-  const service = new ChatService({ db: ctx.database.db, logger: ctx.logger, ...deps })
+  const service = new ChatService({ db: ctx.database.db, logger: ctx.logger, leases: ctx.cluster.leases, ...deps })
   return {
     routes: chatRoutes(ctx.guard, service),
     service,

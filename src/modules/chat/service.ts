@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely'
 import type { LlmProviderName } from '../../config.ts'
 import type { ModelProviders } from '../../llm/registry.ts'
 import type { Principal } from '../../platform/auth/principal.ts'
+import type { Lease, Leases } from '../../platform/cluster/index.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { inTransaction } from '../../platform/db/transaction.ts'
 import { conflict, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
@@ -39,6 +40,8 @@ export interface ChatServiceDependencies {
   /** The caller's effective settings (the settings module's service). */
   readonly settings: { get(userId: string): Promise<ChatSettings> }
   readonly providers: ModelProviders
+  /** A thread's turn holds its lease (`chat_turn:<thread id>`) while it runs, on whichever instance runs it. */
+  readonly leases: Pick<Leases, 'tryTake'>
   /** Where external MCP servers' tools come from; none until the module that serves them plugs in. */
   readonly externalTools?: ExternalTools | null
 }
@@ -48,6 +51,8 @@ export const HISTORY_LIMIT = 50
 const TITLE_CHARS = 80
 export const TURN_IN_PROGRESS = 'A turn is already in progress in this thread: wait for it to finish'
 export const RESOURCE_NOT_FOUND = 'Resource not found'
+
+const turnLease = (threadId: string) => `chat_turn:${threadId}`
 
 /** A turn whose user message is saved: run it once. */
 export interface OpenTurn {
@@ -74,8 +79,6 @@ export class ChatService {
   readonly #deps: ChatServiceDependencies
   #externalTools: ExternalTools | null
   readonly #running = new Set<Promise<unknown>>()
-  /** Threads with a turn running in this process: a second turn in the same thread would interleave with it. */
-  readonly #busy = new Set<string>()
   readonly #shutdown = new AbortController()
 
   constructor(deps: ChatServiceDependencies) {
@@ -168,20 +171,23 @@ export class ChatService {
 
     const metadata: Record<string, unknown> = { mode, ...(mode === 'mock' && { version }), ...(preset && { preset_id: preset.id }) }
     if (compare) metadata.compare_with = compare.ref
-    // Taken before the first write, so two requests for one thread cannot both pass.
+    // One turn per thread at a time on every instance (a second would interleave its rounds with the first's): the
+    // thread's lease, taken before the first write, so two requests for one thread cannot both pass.
+    let lease: Lease | null = null
     if (thread) {
-      if (this.#busy.has(thread.id)) throw conflict(TURN_IN_PROGRESS)
-      this.#busy.add(thread.id)
+      lease = await this.#deps.leases.tryTake(turnLease(thread.id))
+      if (!lease) throw conflict(TURN_IN_PROGRESS)
     }
-    let held = thread?.id
     let plan: TurnPlan
     try {
       const threadId = await inTransaction(this.#deps.db, async (trx) => {
         const id = thread?.id ?? (await this.#deps.threads.create({ owner_id: principal.userId, agent_name: agent, title: titleOf(body.message) }, trx)).id
+        // A new thread's lease is taken in the transaction that creates it: no one can name the thread before.
+        lease ??= await this.#deps.leases.tryTake(turnLease(id), trx)
+        if (!lease) throw conflict(TURN_IN_PROGRESS)
         await this.#deps.threads.append(id, [{ role: 'user', content: prompt, metadata }], trx)
         return id
       })
-      this.#busy.add((held = threadId))
       plan = {
         principal,
         threadId,
@@ -195,17 +201,18 @@ export class ChatService {
         language: settings.language,
       }
     } catch (error) {
-      if (held) this.#busy.delete(held)
+      await lease?.release()
       throw error
     }
     const threadId = plan.threadId
+    const held = lease!
     let ran = false
     return {
       threadId,
       run: (emit, signal) => {
         if (ran) throw new Error('A turn runs once')
         ran = true
-        return this.#track(threadId, plan, emit, signal)
+        return this.#track(threadId, held, plan, emit, signal)
       },
     }
   }
@@ -221,7 +228,7 @@ export class ChatService {
     await this.idle()
   }
 
-  async #track(threadId: string, plan: TurnPlan, emit: Emit, signal: AbortSignal | undefined): Promise<TurnResult> {
+  async #track(threadId: string, lease: Lease, plan: TurnPlan, emit: Emit, signal: AbortSignal | undefined): Promise<TurnResult> {
     const aborted = signal ? AbortSignal.any([signal, this.#shutdown.signal]) : this.#shutdown.signal
     const running = runTurn(this.#deps, plan, emit, aborted)
       .catch((error: unknown) => {
@@ -229,8 +236,8 @@ export class ChatService {
         this.#deps.logger.error('chat turn failed', { thread_id: threadId, ...errorFields(error) })
         return failedTurn(plan, emit)
       })
-      .finally(() => {
-        this.#busy.delete(threadId)
+      .finally(async () => {
+        await lease.release()
         this.#running.delete(running)
       })
     this.#running.add(running)

@@ -1,8 +1,8 @@
 // Who a /api/gpt_public request is: the GPT whose key it carries (`x-api-key`, or `Authorization: Bearer`), acting as the
 // organisation's account. Only GPT keys are accepted here, and a GPT key nowhere else (the auth module knows only
 // api_tokens). A key is found by its SHA-256 and the stored hash compared in constant time; what a key resolves to is
-// kept until a GPT is created, rotated or uninstalled (the GPTs revision), so a rotated or uninstalled key fails on
-// the very next request. Failed attempts count against the client's address (key-throttle.ts).
+// kept until a GPT is created, rotated or uninstalled on any instance (the `gpts` cluster revision, read before each
+// lookup on PostgreSQL), so a rotated or uninstalled key fails on the very next request, wherever it comes. Failed attempts count against the client's address (key-throttle.ts).
 import { sql, type Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -63,8 +63,8 @@ const KEPT_KEYS = 10_000
 export interface GptKeyAuthenticatorOptions {
   readonly db: Kysely<Database>
   readonly clock: Clock
-  /** Moved by every write to GPTs or their keys. */
-  readonly revision: Pick<Revision, 'value'>
+  /** Moved by every write to GPTs or their keys, on any instance. */
+  readonly revision: Pick<Revision, 'value' | 'sync'>
   readonly attempts: FailedKeyAttempts
 }
 
@@ -93,18 +93,21 @@ export class GptKeyAuthenticator {
   async authenticate(request: Request): Promise<GptCaller> {
     const client = throttleKey(requestContext(request)?.clientAddress ?? UNKNOWN_ADDRESS)
     const now = this.#o.clock.now()
-    const wait = this.#o.attempts.retryAfter(client, now)
+    const wait = await this.#o.attempts.retryAfter(client, now)
     if (wait > 0) throw new HttpError(429, TOO_MANY_KEY_ATTEMPTS, { 'retry-after': String(wait) })
     const key = keyOf(request)
     const caller = key !== null && isGptKey(key) ? await this.#find(sha256Hex(key)) : null
     if (!caller) {
-      this.#o.attempts.failed(client, now)
+      await this.#o.attempts.failed(client, now)
       throw notAuthenticated()
     }
     return caller
   }
 
   async #find(hash: string): Promise<GptCaller | null> {
+    // A GPT uninstalled or its key rotated on another instance before this call: what was kept before it is dropped.
+    const syncing = this.#o.revision.sync?.()
+    if (syncing) await syncing
     const revision = this.#o.revision.value
     if (revision !== this.#keptAt) {
       this.#kept.clear()

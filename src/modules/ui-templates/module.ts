@@ -2,7 +2,6 @@
 // vault), push and pull through the git worker, and the catalogue the agent toolbox serves them from over MCP.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { KeyedLock } from '../../platform/keyed-lock.ts'
 import type { OutboundClient } from '../../platform/outbound/outbound-client.ts'
 import type { SecretVault } from '../../platform/secrets/index.ts'
 import type { ApplicationsService } from '../applications/index.ts'
@@ -11,7 +10,7 @@ import type { CapabilityModule, ModuleContext } from '../module-context.ts'
 import { templatesBundlePart } from './bundle-part.ts'
 import { StoredTemplateCatalog, type TemplateCatalog } from './catalog.ts'
 import { createGitRunner, type GitRunner, type GitRunnerLimits } from './git/git-runner.ts'
-import { GIT_REPOSITORY_TOKENS, RepositoryService } from './repository.ts'
+import { GIT_REPOSITORY_TOKENS, type RepositoryLock, RepositoryService } from './repository.ts'
 import { uiTemplateRoutes } from './routes.ts'
 import { SyncService } from './sync.ts'
 import { TemplatesService } from './templates.ts'
@@ -38,9 +37,9 @@ export function createUiTemplatesModule(ctx: ModuleContext, deps: UiTemplatesDep
   const { db } = ctx.database
   // Shared by every instance on one database: a template saved on one is what the others' next call offers.
   const revision = ctx.cluster.revisions.get('ui_templates')
-  // One sync or configuration change per application at a time. In memory: one process serves the instance; several
-  // instances will put a lock in the database behind the same interface.
-  const lock = new KeyedLock()
+  // One sync or configuration change per application at a time across every instance: a lease in the database (two
+  // instances pushing to one repository at once would each find the other's commit in the way). A second one waits.
+  const lock: RepositoryLock = { run: (applicationId, work) => ctx.cluster.leases.run(`ui_template_sync:${applicationId}`, work) }
   const checkUrl = (url: string) => deps.outbound.checkSavedUrl(url)
   const gitRoot = join(ctx.config.dataDir, 'git')
   const templates = new TemplatesService({
@@ -62,7 +61,11 @@ export function createUiTemplatesModule(ctx: ModuleContext, deps: UiTemplatesDep
   deps.applications.onDelete(async (trx, app) => {
     await repositories.removeAll(trx, app.id)
     // The templates go with the application (ON DELETE CASCADE); the clone is only a cache, dropped once no sync holds it.
-    void lock.run(app.id, async () => rmSync(repositories.cloneDir(app.api_name), { recursive: true, force: true }))
+    // This instance's clone only: another instance's is a cache of its own, started over when a new application's
+    // repository differs.
+    lock
+      .run(app.id, async () => rmSync(repositories.cloneDir(app.api_name), { recursive: true, force: true }))
+      .catch((error: Error) => ctx.logger.warn('could not remove the clone of a deleted application', { application: app.api_name, error: error.message }))
     await revision.changed(trx)
   })
   return {

@@ -1,13 +1,16 @@
 // What several instances on one database share, in one place: this process's instance id, the revisions caches watch
 // and the scheduler's leadership. On SQLite (one process) revisions live in memory and this instance always leads.
+import type { Clock } from '../clock.ts'
 import type { DatabaseHandle } from '../db/database.ts'
 import { newId } from '../ids.ts'
 import type { Logger } from '../log.ts'
 import { AdvisoryLockLeadership, type Leadership, SoleLeadership } from './leadership.ts'
+import { Leases } from './leases.ts'
 import { ClusterRevisions } from './revisions.ts'
 
 export { AdvisoryLockLeadership, instanceLockKey, type Leadership, SoleLeadership } from './leadership.ts'
 export { ClusterRevisions, type RevisionName } from './revisions.ts'
+export { type Lease, LEASE_RENEW_MS, LEASE_TTL_MS, Leases } from './leases.ts'
 
 /** How often the leader checks its connection and a follower tries to take over (well within the 10 s promise). */
 export const LEADERSHIP_STEP_MS = 2000
@@ -19,15 +22,27 @@ export interface Cluster {
   readonly instanceId: string
   readonly revisions: ClusterRevisions
   readonly leadership: Leadership
+  /** Work that runs once at a time across every instance (a repository's sync, a chat thread's turn). */
+  readonly leases: Leases
   /** Takes (or tries to take) leadership once, then keeps stepping in the background. */
   start(): Promise<void>
   stop(): Promise<void>
 }
 
-export function createCluster(database: DatabaseHandle, logger: Logger): Cluster {
+export function createCluster(database: DatabaseHandle, logger: Logger, clock: Clock): Cluster {
   const instanceId = newId()
+  const leases = new Leases({ db: database.db, clock, logger, instanceId, soleInstance: database.kind === 'sqlite' })
   if (database.kind === 'sqlite') {
-    return { instanceId, revisions: new ClusterRevisions(null), leadership: new SoleLeadership(), async start() {}, async stop() {} }
+    return {
+      instanceId,
+      revisions: new ClusterRevisions(null),
+      leadership: new SoleLeadership(),
+      leases,
+      async start() {},
+      async stop() {
+        leases.stop()
+      },
+    }
   }
   const readPool = database.readPool
   const revisions = new ClusterRevisions(async () => (await readPool.query<{ name: string; value: number }>('SELECT name, value FROM cluster_revisions')).rows)
@@ -46,6 +61,7 @@ export function createCluster(database: DatabaseHandle, logger: Logger): Cluster
     instanceId,
     revisions,
     leadership,
+    leases,
     async start() {
       await revisions.sync()
       revisions.startPolling(REVISION_POLL_MS, (error) => logger.warn('could not read the shared revisions', { error: error.message }))
@@ -55,6 +71,7 @@ export function createCluster(database: DatabaseHandle, logger: Logger): Cluster
     },
     async stop() {
       if (timer) clearInterval(timer)
+      leases.stop()
       revisions.stopPolling()
       await leadership.close()
     },

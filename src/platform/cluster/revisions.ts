@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema.ts'
 import type { Revision } from '../revision.ts'
 
-export type RevisionName = 'applications' | 'secrets' | 'org_settings' | 'tasks' | 'license' | 'ui_templates'
+export type RevisionName = 'applications' | 'secrets' | 'org_settings' | 'tasks' | 'license' | 'ui_templates' | 'gpts' | 'sign_ins'
 
 /** Reads every stored revision (on the read connections, which never wait for the writer). */
 export type RevisionReader = () => Promise<readonly { name: string; value: number }[]>

@@ -22,6 +22,7 @@ import * as m0022 from './0022_thread_message_metadata.ts'
 import * as m0023 from './0023_mcp_servers.ts'
 import * as m0024 from './0024_cluster.ts'
 import * as m0025 from './0025_interaction_usage_statement_triggers.ts'
+import * as m0026 from './0026_leases_and_gpt_key_failures.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -47,4 +48,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0023_mcp_servers': m0023,
   '0024_cluster': m0024,
   '0025_interaction_usage_statement_triggers': m0025,
+  '0026_leases_and_gpt_key_failures': m0026,
 })

@@ -26,8 +26,23 @@ export interface SharedKeysTable {
   fingerprint: string
 }
 
+/**
+ * Work that runs once at a time across every instance (migration 0026), by key (`ui_template_sync:<application id>`,
+ * `chat_turn:<thread id>`): taken when absent or expired, renewed while the work runs, deleted when it ends.
+ */
+export interface LeasesTable {
+  key: string
+  /** A new id per taking: only the taker renews or releases it. */
+  holder: string
+  /** The instance that took it (Cluster.instanceId). */
+  instance_id: string
+  /** Epoch ms after which any instance may take it (its holder died, or stopped renewing). */
+  expires_at: number
+}
+
 export interface ClusterTables {
   cluster_revisions: ClusterRevisionsTable
+  leases: LeasesTable
   login_throttle: LoginThrottleTable
   shared_keys: SharedKeysTable
 }

@@ -38,7 +38,19 @@ export interface GptKeysTable {
   revoked_at: string | null
 }
 
+/**
+ * Failed GPT key attempts per client address (migration 0026), on PostgreSQL, where every instance must count the
+ * same failures. `times` is a JSON array of epoch ms, the newest GPT_KEY_MAX_FAILURES at most.
+ */
+export interface GptKeyFailuresTable {
+  client: string
+  times: string
+  /** Epoch ms of the last failure: rows untouched for a whole window are deleted. */
+  updated_at: number
+}
+
 export interface GptsTables {
   gpts: GptsTable
   gpt_keys: GptKeysTable
+  gpt_key_failures: GptKeyFailuresTable
 }
