@@ -105,8 +105,8 @@ describe.skipIf(!hasChromium)('console: the main navigation', () => {
       for (const [title, path] of PAGES) {
         await followNav(page, title)
         await page.waitForURL(`${base}${path}`)
-        // Following a link closes the menu.
-        await expect(more(page).getAttribute('aria-expanded')).resolves.toBe('false')
+        // Following a link closes the menu (once the new page has rendered: the URL changes first).
+        await nav(page).locator('button[aria-controls="nav-more-menu"][aria-expanded="false"]').waitFor()
         const onRow = ON_ROW.includes(title)
         if (onRow) {
           expect(await nav(page).getByRole('link', { name: title, exact: true }).getAttribute('aria-current')).toBe('page')
