@@ -21,6 +21,8 @@
 // reports the CPU the instances, PostgreSQL (when it runs on this machine) and this load generator used, in cores, the
 // machine's idle cores, and how often the capped instances were throttled: a capped instance at its cap, with
 // PostgreSQL and the load generator not short of CPU, is what makes "two ÷ one" a measure of what an instance adds.
+// When the server has pg_stat_statements loaded (shared_preload_libraries), each `record` run also reports the group
+// commit's batches: how many, rows per batch, and PostgreSQL's planning and execution time per batch.
 import type { Subprocess } from 'bun'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -208,12 +210,13 @@ async function postgresProcesses(): Promise<(() => number) | null> {
   const client = new pg.Client({ connectionString: POSTGRES })
   await client.connect()
   const backend = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid
-  await client.end()
   let postmaster: number
   try {
     postmaster = Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
   } catch {
     return null
+  } finally {
+    await client.end()
   }
   return () => {
     let total = 0
@@ -228,6 +231,34 @@ async function postgresProcesses(): Promise<(() => number) | null> {
     }
     return total
   }
+}
+
+/** The group commit's batch statements so far (pg_stat_statements), or null when the server does not collect them. */
+interface BatchStats {
+  readonly calls: number
+  readonly rows: number
+  readonly planMs: number
+  readonly execMs: number
+}
+const statsClient = new pg.Client({ connectionString: POSTGRES })
+await statsClient.connect()
+const collectsStatements = await statsClient.query('create extension if not exists pg_stat_statements').then(
+  () =>
+    statsClient.query('select 1 from pg_stat_statements limit 1').then(
+      () => true,
+      () => false,
+    ),
+  () => false,
+)
+async function batchStats(): Promise<BatchStats | null> {
+  if (!collectsStatements) return null
+  const { rows } = await statsClient.query<{ calls: string; rows: string; plan: number; exec: number }>(
+    `select coalesce(sum(calls), 0) as calls, coalesce(sum(rows), 0) as rows, coalesce(sum(total_plan_time), 0) as plan,
+       coalesce(sum(total_exec_time), 0) as exec
+     from pg_stat_statements where query like 'with inserted as (%insert into interactions%'`,
+  )
+  const row = rows[0]!
+  return { calls: Number(row.calls), rows: Number(row.rows), planMs: Number(row.plan), execMs: Number(row.exec) }
 }
 
 /** The machine's idle CPU seconds (idle + iowait, all cores), from /proc/stat. */
@@ -286,6 +317,8 @@ interface Run {
   readonly idleCores: number
   /** What is left of the machine's cores: other processes (other users of a shared machine, the kernel). */
   readonly otherCores: number | null
+  /** PostgreSQL runs of record: batches, and per batch its rows and the server's planning and execution ms. */
+  readonly batches: { count: number; rows: number; planMs: number; execMs: number } | null
 }
 const runs = new Map<string, Run[]>()
 const round2 = (x: number) => Math.round(x * 100) / 100
@@ -298,6 +331,7 @@ for (let round = 0; round < ROUNDS; round++) {
       const procs = config.instances.map((i) => i.proc)
       const cpuBefore = procs.map((p) => cpuSeconds(p.pid))
       const throttledBefore = config.instances.map((i) => i.limit?.throttling() ?? { periods: 0, throttled: 0 })
+      const batchesBefore = workload === 'record' && config.name.startsWith('postgres') ? await batchStats() : null
       const [pgBefore, ownBefore, idleBefore] = [postgresSeconds?.() ?? 0, ownSeconds(), idleSeconds()]
       const rps = await load(
         workload,
@@ -317,6 +351,19 @@ for (let round = 0; round < ROUNDS; round++) {
         loadGeneratorCores: (ownSeconds() - ownBefore) / DURATION,
         idleCores: (idleSeconds() - idleBefore) / DURATION,
         otherCores: null,
+        batches: null,
+      }
+      const batchesAfter = batchesBefore === null ? null : await batchStats()
+      if (batchesBefore !== null && batchesAfter !== null && batchesAfter.calls > batchesBefore.calls) {
+        const count = batchesAfter.calls - batchesBefore.calls
+        Object.assign(run, {
+          batches: {
+            count,
+            rows: (rps * DURATION) / count,
+            planMs: (batchesAfter.planMs - batchesBefore.planMs) / count,
+            execMs: (batchesAfter.execMs - batchesBefore.execMs) / count,
+          },
+        })
       }
       if (run.postgresCores !== null)
         Object.assign(run, {
@@ -326,7 +373,10 @@ for (let round = 0; round < ROUNDS; round++) {
       runs.set(key, [...(runs.get(key) ?? []), run])
       console.log(
         `round ${round + 1} ${key}: ${Math.round(rps)} req/s, ${Math.round(run.cpuPerRequest)} µs instance CPU per request; cores: instances ${instanceCores.map(round2).join(' + ')}` +
-          `${run.throttled === null ? '' : ` (cap ${config.cap}, throttled in ${Math.round(run.throttled * 100)} % of periods)`}, PostgreSQL ${run.postgresCores === null ? '?' : round2(run.postgresCores)}, load generator ${round2(run.loadGeneratorCores)}, other processes ${run.otherCores === null ? '?' : round2(run.otherCores)}, idle ${round2(run.idleCores)}`,
+          `${run.throttled === null ? '' : ` (cap ${config.cap}, throttled in ${Math.round(run.throttled * 100)} % of periods)`}, PostgreSQL ${run.postgresCores === null ? '?' : round2(run.postgresCores)}, load generator ${round2(run.loadGeneratorCores)}, other processes ${run.otherCores === null ? '?' : round2(run.otherCores)}, idle ${round2(run.idleCores)}` +
+          (run.batches === null
+            ? ''
+            : `; ${run.batches.count} batches of ${Math.round(run.batches.rows)} rows, ${round2(run.batches.planMs)} ms planning + ${round2(run.batches.execMs)} ms execution each`),
       )
     }
   }
@@ -343,8 +393,8 @@ const result: Record<string, unknown> = {
   instance_cpu: INSTANCE_CPU,
 }
 const rows: string[] = [
-  '| request | configuration | req/s | instance CPU µs/req | instance cores | throttled | PostgreSQL cores | load generator cores | other processes’ cores | idle cores |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '| request | configuration | req/s | instance CPU µs/req | instance cores | throttled | PostgreSQL cores | load generator cores | other processes’ cores | idle cores | rows per batch | batch plan + exec ms |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|',
 ]
 const ratios: string[] = []
 for (const workload of WORKLOADS) {
@@ -362,10 +412,13 @@ for (const workload of WORKLOADS) {
       load_generator_cores: m((r) => r.loadGeneratorCores),
       other_cores: m((r) => r.otherCores),
       idle_cores: m((r) => r.idleCores),
+      rows_per_batch: m((r) => r.batches?.rows ?? null),
+      batch_plan_ms: m((r) => r.batches?.planMs ?? null),
+      batch_exec_ms: m((r) => r.batches?.execMs ?? null),
     }
     configs[config.name] = entry
     rows.push(
-      `| ${workload} | ${config.name} | ${entry.rps} | ${entry.instance_cpu_us_per_request} | ${entry.instance_cores.join(' + ')} | ${entry.throttled === null ? '' : `${Math.round(entry.throttled * 100)} %`} | ${entry.postgres_cores ?? '?'} | ${entry.load_generator_cores} | ${entry.other_cores ?? '?'} | ${entry.idle_cores} |`,
+      `| ${workload} | ${config.name} | ${entry.rps} | ${entry.instance_cpu_us_per_request} | ${entry.instance_cores.join(' + ')} | ${entry.throttled === null ? '' : `${Math.round(entry.throttled * 100)} %`} | ${entry.postgres_cores ?? '?'} | ${entry.load_generator_cores} | ${entry.other_cores ?? '?'} | ${entry.idle_cores} | ${entry.rows_per_batch === null ? '' : Math.round(entry.rows_per_batch)} | ${entry.batch_plan_ms === null ? '' : `${entry.batch_plan_ms} + ${entry.batch_exec_ms}`} |`,
     )
   }
   const ratio = (a: string, b: string) => round2(rpsOf(a) / rpsOf(b))
@@ -388,6 +441,7 @@ console.log(rows.join('\n'))
 console.log(ratios.join('\n'))
 console.log(JSON.stringify(result, null, 2))
 if (opts.json) writeFileSync(opts.json, JSON.stringify(result, null, 2))
+await statsClient.end()
 // Stop the instances and wait for them, so that their cgroups are empty when the exit handler removes them.
 for (const child of children) child.kill('SIGKILL')
 await Promise.all([...children].map((child) => child.exited))
