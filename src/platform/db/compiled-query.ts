@@ -2,7 +2,7 @@
 // tens of microseconds, more than SQLite takes to answer a lookup by key. Still Kysely's SQL for the dialect in use.
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely'
 import { kindOf } from './dialect.ts'
-import { decodeText } from './postgres.ts'
+import { decodeText, nameByText } from './postgres.ts'
 import type { DatabaseKind } from './target.ts'
 
 const MARK = '\u0000agentbox-parameter:'
@@ -25,7 +25,9 @@ export function compileOnce<DB, Names extends string, Row>(
   const compiled = new Map<DatabaseKind, { query: CompiledQuery<Row>; order: Names[] }>()
   const compile = (db: Kysely<DB>) => {
     const markers = Object.fromEntries(names.map((name) => [name, `${MARK}${name}`])) as Record<Names, string>
-    const query = build(db, markers).compile()
+    const compiledQuery = build(db, markers).compile()
+    // On PostgreSQL a named statement: parsed once per connection and, after a few runs, planned no more.
+    const query = kindOf(db) === 'postgres' ? nameByText(compiledQuery) : compiledQuery
     const order = query.parameters.map((parameter) => {
       const name = typeof parameter === 'string' && parameter.startsWith(MARK) ? (parameter.slice(MARK.length) as Names) : null
       if (name === null || !names.includes(name)) throw new Error(`compileOnce: a parameter is not one of the markers (${String(parameter)})`)

@@ -215,6 +215,24 @@ export function nameStatement<Q extends CompiledQuery>(query: Q, name: string): 
   return query
 }
 
+/** A short, stable name for a statement's text (FNV-1a). */
+export function hashOf(text: string): string {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return hash.toString(36)
+}
+
+/**
+ * Names `query` after its text (nameStatement), for statements compiled once and run many times with new values.
+ * Should two texts hash alike, the second stays unnamed (parsed and planned on every run, as before).
+ */
+export function nameByText<Q extends CompiledQuery>(query: Q): Q {
+  const name = `agentbox_${hashOf(query.sql)}`
+  for (const [text, known] of namedStatements) if (known === name && text !== query.sql) return query
+  namedStatements.set(query.sql, name)
+  return query
+}
+
 /** A pool client that sends registered texts as named statements (nameStatement) and everything else as it is. */
 class NamingClient implements PostgresPoolClient {
   constructor(readonly client: pg.PoolClient) {}
