@@ -222,13 +222,18 @@ export function hashOf(text: string): string {
   return hash.toString(36)
 }
 
+/** More distinct texts than the code builds: past it, texts go unnamed (a bound on every connection's statements). */
+const MAX_NAMED_TEXTS = 1000
+
 /**
- * Names `query` after its text (nameStatement), for statements compiled once and run many times with new values.
- * Should two texts hash alike, the second stays unnamed (parsed and planned on every run, as before).
+ * Names `query` after its text (nameStatement), for statements whose text comes from the code alone (compiled once,
+ * or combined from such) and runs many times with new values. Should two texts hash alike, the second stays unnamed
+ * (parsed and planned on every run, as before); so does every text past MAX_NAMED_TEXTS.
  */
 export function nameByText<Q extends CompiledQuery>(query: Q): Q {
+  if (namedStatements.has(query.sql) || namedStatements.size >= MAX_NAMED_TEXTS) return query
   const name = `agentbox_${hashOf(query.sql)}`
-  for (const [text, known] of namedStatements) if (known === name && text !== query.sql) return query
+  for (const known of namedStatements.values()) if (known === name) return query
   namedStatements.set(query.sql, name)
   return query
 }
