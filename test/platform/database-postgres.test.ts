@@ -2,7 +2,8 @@
 // integers past 32 bits, ties in list order. The API checks run on whichever database the run uses and expect the
 // answer SQLite gives; the escaping of text is also checked on its own.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { decodeRows, decodeText, encodeParameters, encodeText } from '../../src/platform/db/postgres.ts'
+import { CompiledQuery, sql } from 'kysely'
+import { decodeRows, decodeText, encodeParameters, encodeText, nameStatement } from '../../src/platform/db/postgres.ts'
 import { ON_POSTGRES } from '../helpers/database.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
@@ -64,5 +65,49 @@ describe('the API gives the answers SQLite gives', () => {
   test.skipIf(!ON_POSTGRES)('integer columns are 64-bit on PostgreSQL, as on SQLite', async () => {
     const column = "table_schema = current_schema() AND table_name = 'agent_versions' AND column_name = 'version'"
     expect(await t.sql.get(`SELECT data_type FROM information_schema.columns WHERE ${column}`)).toEqual({ data_type: 'bigint' })
+  })
+})
+
+describe.skipIf(!ON_POSTGRES)('named statements on PostgreSQL', () => {
+  let t: TestServer
+  let adminToken: string
+  beforeAll(async () => {
+    t = await startTestServer()
+    ;({ adminToken } = await t.provision())
+  })
+  afterAll(() => t.close())
+
+  /** The statements prepared on the writer connection (the writer pool holds one connection: this one). */
+  const prepared = async () =>
+    (await sql<{ name: string; calls: number }>`select name, generic_plans + custom_plans as calls from pg_prepared_statements`.execute(t.server.database.db))
+      .rows
+
+  test('the group commit’s batch is prepared once and reused; compiled-once reads are named too; other statements are not', async () => {
+    for (let i = 0; i < 3; i++) {
+      const recorded = await t.request('POST', '/api/interaction/record-mcp-tool', {
+        token: adminToken,
+        body: { tool_name: `tool ${i}`, mcp_server_name: 's' },
+      })
+      expect(recorded.status).toBe(200)
+    }
+    const batch = (await prepared()).find((statement) => statement.name === 'agentbox_interaction_batch')
+    // One batch per request here (each waits for its commit): one preparation, three runs.
+    expect(batch?.calls).toBe(3)
+    // A summary's chunk is built by compileOnce: named after its text, on the writer connection it ran on.
+    const before = new Set((await prepared()).map((statement) => statement.name))
+    const summary = await t.request('POST', '/api/interaction/summary', { token: adminToken, body: { summary_type: 'total', time_frame: 'daily' } })
+    expect(summary.status).toBe(200)
+    const added = (await prepared()).map((statement) => statement.name).filter((name) => !before.has(name))
+    expect(added.length).toBeGreaterThan(0)
+    for (const name of added) expect(name).toMatch(/^agentbox_[0-9a-z]+$/)
+    // Everything else (built per call) goes unnamed: this query itself is not among the prepared statements.
+    expect((await prepared()).every((statement) => statement.name.startsWith('agentbox_'))).toBe(true)
+  })
+
+  test('a name stands for one text', () => {
+    const query = CompiledQuery.raw('select 1 as one')
+    expect(nameStatement(query, 'agentbox_test_name')).toBe(query)
+    expect(nameStatement(query, 'agentbox_test_name')).toBe(query)
+    expect(() => nameStatement(CompiledQuery.raw('select 2 as two'), 'agentbox_test_name')).toThrow('already stands for another text')
   })
 })

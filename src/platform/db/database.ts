@@ -4,7 +4,7 @@ import { Database as Sqlite } from 'bun:sqlite'
 import { type CompiledQuery, Kysely } from 'kysely'
 import { BunSqliteDialect } from 'kysely-bun-sqlite'
 import type pg from 'pg'
-import { ChangeTracker, createPool, decodeRows, encodeParameters, TrackedPostgresDialect } from './postgres.ts'
+import { ChangeTracker, createPool, decodeRows, encodeParameters, hashOf, TrackedPostgresDialect } from './postgres.ts'
 import type { Database } from './schema.ts'
 import { type CheckpointResult, startCheckpointer } from './checkpointer.ts'
 import type { DatabaseKind, DatabaseTarget } from './target.ts'
@@ -211,11 +211,4 @@ function openPostgres(url: string, options: OpenOptions): PostgresHandle {
       if (!readPool.ending) await readPool.end()
     },
   }
-}
-
-/** A short, stable name for a statement's text (FNV-1a). */
-function hashOf(text: string): string {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
-  return hash.toString(36)
 }

@@ -6,6 +6,7 @@
 // in platform/db.
 import { type CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from './schema.ts'
+import { nameStatement } from './postgres.ts'
 import type { InteractionsTable } from './tables/interactions.ts'
 import { DURATION_BUCKET_SQL } from './migrations/0008_insights.ts'
 
@@ -250,5 +251,6 @@ function compilePostgresStatement(db: Kysely<Database>): CompiledQuery {
   const parts = ROLLUPS.map((rollup, i) => sql`${sql.raw(`rollup_${i}`)} as (${upsert(rollup, sql.raw('inserted'), sql.raw('true'), true)})`)
   const statement = sql`with ${inserted}, ${sql.join(parts)} select 1`.compile(db)
   if (statement.parameters.length !== COLUMNS.length) throw new Error('unexpected batch parameters')
-  return statement
+  // Named: prepared once per connection, so PostgreSQL does not plan the fourteen parts again for every batch.
+  return nameStatement(statement, 'agentbox_interaction_batch')
 }
