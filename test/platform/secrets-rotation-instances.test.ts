@@ -90,9 +90,8 @@ describe('key rotation across instances', () => {
     // Neither has touched the keyring while the lease is held elsewhere.
     expect(keyring()).toMatchObject({ current: original, keys: [{ kid: original }] })
     await held.release()
-    const results = [await onA, await onB]
-
-    const [first, second] = results[0]!.retired_key_ids.includes(original) ? results : [results[1]!, results[0]!]
+    const [fromA, fromB] = [await onA, await onB]
+    const [first, second] = fromA.retired_key_ids.includes(original) ? [fromA, fromB] : [fromB, fromA]
     expect(first).toMatchObject({ reencrypted: 30, unreadable: 0, retired_key_ids: [original] })
     // The second read the keyring the first wrote: it moved the first's values on and retired the first's key.
     expect(second).toMatchObject({ reencrypted: 30, unreadable: 0, retired_key_ids: [first.key_id] })
