@@ -1,7 +1,8 @@
-// Key rotation with several instances on one database and one secrets directory (SQLite or PostgreSQL): two vaults,
-// each with the Leases of an instance of its own, stand for two servers. A rotation waits for one held anywhere, then
+// The vault with several instances on one database and one secrets directory (SQLite or PostgreSQL): two vaults, each
+// with the Leases of an instance of its own, stand for two servers. A rotation waits for one held anywhere, then
 // rotates from the keyring the first left (none of its keys dropped); a value sealed on one instance after the other
-// rotated uses the new key. Waits are for the log line a waiting lease writes, never for time.
+// rotated uses the new key; an OAuth 2 refresh waits for one under way on another instance and uses what it stored.
+// Waits are for the log line a waiting lease writes, never for time.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,8 +12,9 @@ import { ManualClock } from '../../src/platform/clock.ts'
 import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import type { LogFields, Logger } from '../../src/platform/log.ts'
+import { parseAllowEntry } from '../../src/platform/outbound/allow-list.ts'
 import { createOutboundClient } from '../../src/platform/outbound/outbound-client.ts'
-import { ROTATION_LEASE, SecretStore, SecretVault } from '../../src/platform/secrets/index.ts'
+import { REFRESH_MARGIN_MS, ROTATION_LEASE, SecretStore, SecretVault } from '../../src/platform/secrets/index.ts'
 import { dropTestDatabase, emptyTestDatabase, testSql } from '../helpers/database.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'agentbox-rotation-'))
@@ -48,7 +50,7 @@ class WatchedLog implements Logger {
   }
 }
 
-const KIND = { name: 'test_token', label: 'test tokens', types: ['bearer'] as const }
+const KIND = { name: 'test_token', label: 'test tokens', types: ['bearer', 'oauth2'] as const }
 
 /** One database and one secrets directory; `instance(id)` is a server's vault with Leases of its own. */
 async function sharedSetup() {
@@ -58,7 +60,7 @@ async function sharedSetup() {
   const database = openDatabase(await emptyTestDatabase(dataDir))
   handles.push(database)
   await migrateToLatest(database, join(dataDir, 'backups'), clock.now())
-  const outbound = createOutboundClient({ operatorAllow: [], adminAllow: async () => [] })
+  const outbound = createOutboundClient({ operatorAllow: [parseAllowEntry('127.0.0.1')], adminAllow: async () => [] })
   const leasesOf = (instanceId: string, logger: Logger = new WatchedLog()) => new Leases({ db: database.db, clock, logger, instanceId, soleInstance: false })
   const instance = (id: string) => {
     const log = new WatchedLog()
@@ -117,6 +119,59 @@ describe('key rotation across instances', () => {
     for (const side of [a, b, instance('restarted')]) {
       expect(await side.tokens.open({ subject: 'after', owner: 'org' })).toEqual({ type: 'bearer', token: 'new' })
       expect(await side.tokens.open({ subject: 'before', owner: 'org' })).toEqual({ type: 'bearer', token: 'old' })
+    }
+  })
+})
+
+describe('OAuth 2 refresh across instances', () => {
+  test('a refresh waits while another instance refreshes the same secret, then uses the tokens it stored: one refresh token is never sent twice', async () => {
+    const { database, leasesOf, instance } = await sharedSetup()
+    const [a, b] = [instance('a'), instance('b')]
+    const secret = { subject: 'server-1', owner: 'user-1' }
+    const tokenRequests: string[] = []
+    const tokenServer = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: async (request) => {
+        tokenRequests.push(await request.text())
+        return Response.json({ access_token: 'from-the-endpoint', token_type: 'bearer', expires_in: 3600 })
+      },
+    })
+    try {
+      await a.tokens.put(
+        database.db,
+        secret,
+        {
+          type: 'oauth2',
+          access_token: 'access-0',
+          refresh_token: 'refresh-0',
+          expires_at: new Date(clock.now() + REFRESH_MARGIN_MS - 1000).toISOString(),
+          token_endpoint: `http://127.0.0.1:${tokenServer.port}/token`,
+          client_id: 'agentbox',
+        },
+        'user-1',
+      )
+      // Instance C is refreshing this secret (it holds its lease).
+      const held = (await leasesOf('c').tryTake(`secret_refresh:${a.tokens.associatedData(secret)}`))!
+      expect(held).not.toBeNull()
+      const opening = b.tokens.openForUse(secret)
+      await b.log.seen((line) => line.msg === 'waiting for a lease another instance holds' && String(line.lease).startsWith('secret_refresh:'))
+      // C stores what its token endpoint answered (a rotated refresh token), then lets go.
+      const refreshed = {
+        type: 'oauth2' as const,
+        access_token: 'access-1',
+        refresh_token: 'refresh-1',
+        expires_at: new Date(clock.now() + 3_600_000).toISOString(),
+        token_endpoint: `http://127.0.0.1:${tokenServer.port}/token`,
+        client_id: 'agentbox',
+      }
+      await a.tokens.put(database.db, secret, refreshed, 'user-1')
+      await held.release()
+      expect(await opening).toEqual(refreshed)
+      // B never sent refresh-0 again (a rotating server would have refused it, one detecting reuse revoked both).
+      expect(tokenRequests).toEqual([])
+    } finally {
+      tokenServer.stop(true)
     }
   })
 })

@@ -31,8 +31,8 @@ export interface SecretVaultOptions {
   /** What caches of opened secrets watch; in memory unless given (several instances will pass a stored one). */
   readonly revision?: Revision
   /**
-   * Runs work under a key once at a time across every instance on the database (Cluster.leases); in memory (one
-   * process) unless given.
+   * Runs work under a key once at a time across every instance on the database (Cluster.leases): key rotations, and
+   * each secret's OAuth 2 refresh. In memory (one process) unless given.
    */
   readonly leases?: Pick<Leases, 'run'>
 }
@@ -79,11 +79,11 @@ export class SecretVault {
   readonly #box: SecretBox
   readonly #revision: Revision
   readonly #namespaces = new Map<string, SecretNamespace>()
-  readonly #rotation: Pick<Leases, 'run'>
+  readonly #leases: Pick<Leases, 'run'>
 
   constructor(options: SecretVaultOptions) {
     this.#options = options
-    this.#rotation = options.leases ?? new KeyedLock()
+    this.#leases = options.leases ?? new KeyedLock()
     this.#box = new SecretBox(options.files, { clock: options.clock })
     this.#revision = options.revision ?? new LocalRevision()
   }
@@ -113,7 +113,8 @@ export class SecretVault {
     if (definition.types.length === 0) throw new RangeError(`secret namespace "${definition.name}" must hold at least one credential type`)
     const { db, clock, fetch } = this.#options
     const box = this.#box
-    const namespace = new SecretNamespace(Object.freeze({ ...definition, types: [...definition.types] }), { db, box, clock, fetch, revision: this.#revision })
+    const parts = { db, box, clock, fetch, revision: this.#revision, leases: this.#leases }
+    const namespace = new SecretNamespace(Object.freeze({ ...definition, types: [...definition.types] }), parts)
     this.#namespaces.set(definition.name, namespace)
     return namespace
   }
@@ -129,7 +130,7 @@ export class SecretVault {
    * 3. keys no value uses any more are removed from the keyring, after checking once more that none appeared.
    */
   rotateKey(): Promise<KeyRotationResult> {
-    return this.#rotation.run(ROTATION_LEASE, async () => {
+    return this.#leases.run(ROTATION_LEASE, async () => {
       const { db } = this.#options
       const box = this.#box
       const keyId = box.rotate()
