@@ -137,6 +137,8 @@ export function createModules(platform: Platform): Modules {
     fetch: outbound.fetch,
     revision: cluster.revisions.get('secrets'),
     sharedKeyring: database.kind === 'postgres',
+    // A key rotation on any instance waits for one running on another (each reads the keyring the last one wrote).
+    leases: cluster.leases,
   })
   // One client per model provider for everything that calls a model, sending through the guarded client.
   const providers = new ModelProviders(config.llm, outbound)

@@ -1,6 +1,6 @@
 // Credentials (CONTRACT §12): per user or shared by the organisation, Basic / Bearer / API key, sealed at rest with
 // the secret box, never returned; a database restored without its keys reports them as not connected.
-import { databaseHolds } from '../helpers/database.ts'
+import { databaseHolds, ON_POSTGRES } from '../helpers/database.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -115,6 +115,29 @@ describe('key rotation', () => {
     expect((await list('mine', p.owner.token)).body.every((entry: any) => entry.connected)).toBe(true)
     const audit = await p.t.request('GET', '/api/audit?action=secrets_key.rotate', { token: p.admin })
     expect(audit.body[0].details).toMatchObject({ retired_key_ids: [before] })
+  })
+
+  test('a rotation waits while one holds the rotation lease (on another instance), then rotates from the keyring that one left', async () => {
+    await put('mine', { scheme: 'oauth', token: 'held-rotation-token' }, p.owner.token)
+    const keyring = () => JSON.parse(readFileSync(join(p.t.dataDir, 'secrets', 'credentials.key'), 'utf8')) as { current: string; keys: { kid: string }[] }
+    const before = keyring().current
+    const lease = 'secrets_rotation'
+    // On SQLite one process owns the database, so only its own instance id can hold a lease there.
+    const holder = ON_POSTGRES ? 'another instance' : p.t.server.cluster.instanceId
+    await p.t.sql.run('INSERT INTO leases (key, holder, instance_id, expires_at) VALUES (?, ?, ?, ?)', lease, 'elsewhere', holder, p.t.clock.now() + 60_000)
+    const rotating = p.t.request('POST', '/api/org/secrets/rotate', { token: p.admin })
+    const waiting = () => p.t.log.lines.find((line) => line.msg === 'waiting for a lease another instance holds' && line.lease === lease)
+    while (!waiting()) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(waiting()).toMatchObject({ holder_instance: holder })
+    expect(keyring().current).toBe(before)
+    // The holder died: its lease expires (forced here), and the waiting rotation takes it.
+    await p.t.sql.run('UPDATE leases SET expires_at = ? WHERE key = ?', p.t.clock.now(), lease)
+    const rotated = await rotating
+    expect(rotated.status).toBe(200)
+    expect(rotated.body).toMatchObject({ key_id: expect.any(String), unreadable: 0, retired_key_ids: [before] })
+    expect(keyring().keys.map((key) => key.kid)).toEqual([rotated.body.key_id])
+    expect((await list('mine', p.owner.token)).body.every((entry: any) => entry.connected)).toBe(true)
+    expect(await p.t.sql.count('leases', 'key = ?', lease)).toBe(0)
   })
 })
 

@@ -2,9 +2,13 @@
 // a chat thread's turn running on one instance refuses a second turn on the other; a template sync running on one makes
 // the other's sync of the same application wait for it (the git server holds the first push until the test lets it go);
 // a GPT key rotated or uninstalled on one is refused by the other's next request, though the other had just verified
-// it; and failed GPT keys add up across instances. PostgreSQL only (AGENTBOX_TEST_DATABASE_URL). Waits poll for the
+// it; failed GPT keys add up across instances; and a secrets key rotation on one waits for one running on the other
+// (held inside its re-encryption by a row lock the test takes), after which every secret opens on both. PostgreSQL only (AGENTBOX_TEST_DATABASE_URL). Waits poll for the
 // event they need (a request arriving, a log line); none waits for time to pass.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import pg from 'pg'
 import { GPT_KEY_MAX_FAILURES } from '../../src/modules/gpts/key-throttle.ts'
 import { type ClusterInstance, startCluster, type TestCluster, waitFor } from '../helpers/cluster.ts'
 import { ON_POSTGRES } from '../helpers/database.ts'
@@ -25,7 +29,11 @@ describe.skipIf(!ON_POSTGRES)('leases and GPT keys across two instances', () => 
   beforeAll(async () => {
     fake = startFakeServer('openai')
     if (HAS_GIT) git = await startGitServer()
-    upstream = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Response.json({ ok: true }) })
+    upstream = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (request) => Response.json(new URL(request.url).pathname === '/whoami' ? { authorization: request.headers.get('authorization') } : { ok: true }),
+    })
     cluster = await startCluster({
       instances: 2,
       env: {
@@ -59,6 +67,31 @@ describe.skipIf(!ON_POSTGRES)('leases and GPT keys across two instances', () => 
     })
     expect({ status: upload.status, body: await upload.json() }).toMatchObject({ status: 201 })
   }, 120_000)
+
+  /** Uploads an application through `instance` whose one operation echoes the Authorization header it receives. */
+  const uploadEcho = async (instance: ClusterInstance, apiName: string, fields: Record<string, string>) => {
+    const spec = {
+      openapi: '3.1.0',
+      info: { title: apiName, version: '1' },
+      servers: [{ url: `http://127.0.0.1:${upstream.port}` }],
+      paths: { '/whoami': { get: { operationId: 'whoami', security: [{ token: [] }], responses: { '200': { description: 'ok' } } } } },
+      components: { securitySchemes: { token: { type: 'http', scheme: 'bearer' } } },
+    }
+    const form = new FormData()
+    form.append('file', new File([JSON.stringify(spec)], 'spec.json', { type: 'application/json' }))
+    form.append('api_name', apiName)
+    for (const [name, value] of Object.entries(fields)) form.append(name, value)
+    const encoded = new Response(form)
+    // Read before the body: the multipart boundary is named there.
+    const contentType = encoded.headers.get('content-type')!
+    const bytes = new Uint8Array(await encoded.arrayBuffer())
+    const upload = await fetch(`${instance.base}/api/spec_from_file/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': contentType, 'content-length': String(bytes.byteLength) },
+      body: bytes,
+    })
+    expect({ status: upload.status, body: await upload.json() }).toMatchObject({ status: 201 })
+  }
 
   afterAll(async () => {
     await cluster?.stop()
@@ -216,5 +249,72 @@ describe.skipIf(!ON_POSTGRES)('leases and GPT keys across two instances', () => 
     }
     // Another address is not held back.
     expect((await appsList(a, created.body.api_key, '198.51.100.8')).status).toBe(200)
+  }, 60_000)
+
+  test('a secrets key rotation on A while one runs on B waits for it, then rotates from its keyring: every secret opens on both', async () => {
+    await uploadEcho(a, 'vault-user', { global_spec: 'true' })
+    await uploadEcho(a, 'vault-org', { global_spec: 'true', shared_security_info: 'true' })
+    const put = (instance: ClusterInstance, apiName: string, token: string) =>
+      call(instance, 'PUT', `/api/applications/${apiName}/credentials`, { scheme: 'token', token })
+    expect((await put(a, 'vault-user', 'user-token-on-a')).status).toBe(200)
+    expect((await put(b, 'vault-org', 'org-token-on-b')).status).toBe(200)
+    const whoami = async (instance: ClusterInstance, apiName: string) => {
+      const answer = await call(instance, 'POST', `/api/applications/${apiName}/operations/whoami/execute`, { arguments: {} })
+      expect(answer.status).toBe(200)
+      return answer.body.body.authorization as string
+    }
+    const keyring = () => JSON.parse(readFileSync(join(cluster.secretsDir, 'credentials.key'), 'utf8')) as { current: string; keys: { kid: string }[] }
+    const original = keyring().current
+    const idOfB = (await cluster.health(b)).body.instance_id as string
+
+    // B's rotation is held inside its re-encryption: the test locks the rows it must rewrite.
+    const locker = new pg.Client({ connectionString: cluster.databaseUrl })
+    await locker.connect()
+    const keyIds: string[] = []
+    try {
+      await locker.query('BEGIN')
+      await locker.query("SELECT namespace FROM sealed_secrets WHERE namespace = 'app_credential' FOR UPDATE")
+      const onB = call(b, 'POST', '/api/org/secrets/rotate')
+      await waitFor('B to hold the rotation lease', async () => {
+        const held = await locker.query<{ instance_id: string }>("SELECT instance_id FROM leases WHERE key = 'secrets_rotation'")
+        return held.rows[0]?.instance_id === idOfB ? true : undefined
+      })
+      const onA = call(a, 'POST', '/api/org/secrets/rotate')
+      const waiting = await waitFor('A to wait for the lease B holds', async () =>
+        logLines(a).find((line) => line.msg === 'waiting for a lease another instance holds' && line.lease === 'secrets_rotation'),
+      )
+      expect(waiting.holder_instance).toBe(idOfB)
+      // Only B has written the keyring so far: its new key beside the original one.
+      expect(keyring().keys).toHaveLength(2)
+      expect(keyring().keys[0]!.kid).toBe(original)
+      await locker.query('COMMIT')
+      const [fromB, fromA] = [await onB, await onA]
+      expect(fromB.status).toBe(200)
+      expect(fromA.status).toBe(200)
+      expect(fromB.body).toMatchObject({ unreadable: 0, retired_key_ids: [original] })
+      // A rotated from the keyring B left: it moved B's values on and retired B's key; none of B's keys was lost.
+      expect(fromA.body).toMatchObject({ reencrypted: fromB.body.reencrypted, unreadable: 0, retired_key_ids: [fromB.body.key_id] })
+      expect(keyring()).toMatchObject({ current: fromA.body.key_id, keys: [{ kid: fromA.body.key_id }] })
+      const kids = await locker.query<{ kid: string }>("SELECT DISTINCT split_part(sealed, ':', 2) AS kid FROM sealed_secrets")
+      expect(kids.rows).toEqual([{ kid: fromA.body.key_id }])
+      expect((await locker.query("SELECT key FROM leases WHERE key = 'secrets_rotation'")).rows).toEqual([])
+      keyIds.push(fromB.body.key_id, fromA.body.key_id)
+    } finally {
+      await locker.end()
+    }
+    for (const instance of [a, b]) {
+      expect(await whoami(instance, 'vault-user')).toBe('Bearer user-token-on-a')
+      expect(await whoami(instance, 'vault-org')).toBe('Bearer org-token-on-b')
+      for (const apiName of ['vault-user', 'vault-org']) {
+        const listed = await call(instance, 'GET', `/api/applications/${apiName}/credentials`)
+        expect(listed.body).toEqual([expect.objectContaining({ scheme: 'token', connected: true })])
+      }
+    }
+    // And a secret stored on B after the rotations is sealed with A's key, which both hold.
+    expect((await put(b, 'vault-user', 'user-token-on-b')).status).toBe(200)
+    expect(await whoami(a, 'vault-user')).toBe('Bearer user-token-on-b')
+    // Each rotation is audited once, by the instance that ran it.
+    const audit = await call(a, 'GET', '/api/audit?action=secrets_key.rotate')
+    expect(audit.body.map((entry: { target_id: string }) => entry.target_id).sort()).toEqual([...keyIds].sort())
   }, 60_000)
 })

@@ -325,8 +325,8 @@ describe('OAuth 2 refresh', () => {
     expect(await refreshing).toBeNull()
     expect(await tokens.open(ref)).toBeNull()
 
-    // Another instance refreshed first (its vault on the same database): this one's old refresh token is refused,
-    // and what is stored now is used.
+    // Another instance refreshed first (its vault on the same database): this one reads what is stored before sending
+    // its old refresh token (which a rotating server would refuse), and uses it without asking the endpoint.
     await tokens.put(database.db, ref, expiring(), 'user-1')
     expect(await tokens.open(ref)).toMatchObject({ access_token: 'access-0' })
     const other = make().namespace(KIND)
@@ -336,7 +336,25 @@ describe('OAuth 2 refresh', () => {
     answer = () => Response.json({ error: 'invalid_grant' }, { status: 400 })
     // This vault still holds the old value in its cache (its revision did not see the other instance's write).
     expect(await tokens.openForUse(ref)).toEqual(theirs)
-    expect(tokenRequests.length).toBe(refused + 1)
+    expect(tokenRequests.length).toBe(refused)
+
+    // Replaced (a reconnect) while its refresh was out, and the endpoint refuses the old refresh token: the
+    // replacement is used, not the refusal.
+    await tokens.put(database.db, ref, expiring(), 'user-1')
+    let releaseRefusal!: () => void
+    const refusalHeld = new Promise<void>((resolve) => (releaseRefusal = resolve))
+    let refusalArrived!: () => void
+    const refusalArrival = new Promise<void>((resolve) => (refusalArrived = resolve))
+    answer = () => {
+      refusalArrived()
+      return refusalHeld.then(() => Response.json({ error: 'invalid_grant' }, { status: 400 })) as unknown as Response
+    }
+    const refusing = tokens.openForUse(ref)
+    await refusalArrival
+    const reconnected = { ...expiring(), access_token: 'reconnected', expires_at: new Date(clock.now() + 3_600_000).toISOString() }
+    await tokens.put(database.db, ref, reconnected, 'user-1')
+    releaseRefusal()
+    expect(await refusing).toEqual(reconnected)
   })
 })
 

@@ -24,5 +24,5 @@ export { CredentialRefreshError, type CredentialRefreshErrorCode, REFRESH_MARGIN
 export { credentialKeyFiles, keyIdsInKeyring, SecretBoxError, type SecretBoxErrorCode } from './secret-box.ts'
 export { SecretStore } from './secret-files.ts'
 export { checkSharedKeyring } from './shared-keyring.ts'
-export { type KeyRotationResult, type NamespaceRotation, SecretVault, type SecretVaultOptions } from './vault.ts'
+export { type KeyRotationResult, type NamespaceRotation, ROTATION_LEASE, SecretVault, type SecretVaultOptions } from './vault.ts'
 export { backupSecretsReport, type BackupSecretsReport, type SealedCount } from './backup-check.ts'

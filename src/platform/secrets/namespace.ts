@@ -2,6 +2,7 @@
 // name. Every write moves the vault's revision, so a changed or cleared secret is what the very next call sees.
 import type { Kysely } from 'kysely'
 import { isoTime, type Clock } from '../clock.ts'
+import type { Leases } from '../cluster/leases.ts'
 import type { Database } from '../db/schema.ts'
 import type { SafeFetch } from '../outbound/safe-fetch.ts'
 import { RevisionCache, type Revision } from '../revision.ts'
@@ -50,6 +51,8 @@ export interface VaultParts {
   readonly revision: Revision
   /** The guarded outbound client, for OAuth 2 refresh. */
   readonly fetch: SafeFetch
+  /** Work once at a time per key across every instance (the cluster's leases; in memory for one process). */
+  readonly leases: Pick<Leases, 'run'>
 }
 
 const nameOf = (ref: SecretRef) => ref.name ?? ''
@@ -63,7 +66,7 @@ export class SecretNamespace {
   readonly #parts: VaultParts
   /** Sealed values by subject and owner, for calls: emptied by any write to any namespace. */
   readonly #sealed: RevisionCache<ReadonlyMap<string, string>>
-  /** Refreshes under way, by secret: concurrent callers share one. */
+  /** Refreshes under way on this instance, by secret: concurrent callers share one (instances wait for each other's). */
   readonly #refreshing = new Map<string, Promise<Credential | null>>()
 
   constructor(definition: SecretNamespaceDefinition, parts: VaultParts) {
@@ -181,8 +184,8 @@ export class SecretNamespace {
 
   /**
    * Like `open`, ready to send: an OAuth 2 access token that expires within a minute is refreshed first (once, however
-   * many callers ask at the same time) and the new tokens stored. A refresh that fails throws CredentialRefreshError;
-   * a secret cleared while it was refreshed answers null.
+   * many callers ask at the same time, on any instance) and the new tokens stored. A refresh that fails throws
+   * CredentialRefreshError; a secret cleared while it was refreshed answers null.
    */
   async openForUse(ref: SecretRef): Promise<Credential | null> {
     const sealed = await this.#sealedValue(ref)
@@ -192,10 +195,25 @@ export class SecretNamespace {
     const key = `${ref.subject}\n${ref.owner}\n${nameOf(ref)}`
     let refresh = this.#refreshing.get(key)
     if (!refresh) {
-      refresh = this.#refresh(ref, sealed, credential).finally(() => this.#refreshing.delete(key))
+      const lease = `secret_refresh:${this.associatedData(ref)}`
+      refresh = this.#parts.leases.run(lease, () => this.#refreshOnce(ref, sealed, credential)).finally(() => this.#refreshing.delete(key))
       this.#refreshing.set(key, refresh)
     }
     return refresh
+  }
+
+  /**
+   * Holding the secret's lease. Two instances sending one refresh token at once would have the second refused by a
+   * server that rotates refresh tokens (and one that detects reuse revokes both): so another instance's refresh, done
+   * while this one waited for the lease, is used as it stored it.
+   */
+  async #refreshOnce(ref: SecretRef, sealedBefore: string, credential: OAuth2Credential): Promise<Credential | null> {
+    const stored = await this.#storedValue(ref)
+    if (stored === undefined) return null
+    if (stored === sealedBefore) return this.#refresh(ref, sealedBefore, credential)
+    const current = this.#openSealed(ref, stored)
+    if (current.type !== 'oauth2' || !needsRefresh(current, this.#parts.clock.now())) return current
+    return this.#refresh(ref, stored, current)
   }
 
   async #refresh(ref: SecretRef, sealedBefore: string, credential: OAuth2Credential): Promise<Credential | null> {

@@ -113,6 +113,8 @@ export class SecretBox {
   readonly #store: SecretStore
   readonly #clock: Clock
   #ring: LoadedKeyring | null = null
+  /** What the key file looked like when #ring was read (inode, size, modification time): another writer changes it. */
+  #seen: string | null = null
 
   constructor(store: SecretStore, options: { readonly clock?: Clock } = {}) {
     this.#store = store
@@ -121,26 +123,26 @@ export class SecretBox {
 
   /** The id of the key new values are sealed with; null while there is no key file. */
   get currentKeyId(): string | null {
-    return this.#load()?.stored.current ?? null
+    return this.#loadFresh()?.stored.current ?? null
   }
 
   /** Every key id that can open values, the current one included. */
   get keyIds(): readonly string[] {
-    return this.#load()?.stored.keys.map((entry) => entry.kid) ?? []
+    return this.#loadFresh()?.stored.keys.map((entry) => entry.kid) ?? []
   }
 
   /** The current key id, the keyring made first if there is none (instances sharing a directory make it at boot). */
   ensureKeyring(): string {
-    const ring = this.#load()
+    const ring = this.#loadFresh()
     if (ring) return ring.stored.current
     const made = this.#addKey(null)
     // Instances booting together on an empty shared directory: the first file made stands, the others read it.
-    if (this.#store.create(CREDENTIALS_KEY_FILE, JSON.stringify(made, null, 2))) this.#ring = readKeyring(JSON.stringify(made))
-    return this.#load()!.stored.current
+    if (this.#store.create(CREDENTIALS_KEY_FILE, JSON.stringify(made, null, 2))) this.#keep(readKeyring(JSON.stringify(made)))
+    return this.#loadFresh()!.stored.current
   }
 
   seal(plaintext: string, aad: string): string {
-    const ring = this.#load() ?? this.#write(this.#addKey(null))
+    const ring = this.#loadFresh() ?? this.#write(this.#addKey(null))
     const kid = ring.stored.current
     const nonce = randomBytes(NONCE_BYTES)
     const cipher = createCipheriv('aes-256-gcm', ring.keys.get(kid)!, nonce)
@@ -186,12 +188,12 @@ export class SecretBox {
 
   /** Adds a fresh key and makes it the one that seals; older keys keep opening their values. Returns its id. */
   rotate(): string {
-    return this.#write(this.#addKey(this.#load())).stored.current
+    return this.#write(this.#addKey(this.#loadFresh())).stored.current
   }
 
   /** Removes a key once no stored value uses it any more (after `reencrypt` of them all). Never the current one. */
   retireKey(kid: string): void {
-    const ring = this.#load()
+    const ring = this.#loadFresh()
     if (!ring?.keys.has(kid)) throw new RangeError(`no key "${kid}" in ${KEY_FILE_LABEL}`)
     if (ring.stored.current === kid) throw new RangeError(`"${kid}" is the current key: rotate first`)
     this.#write({ ...ring.stored, keys: ring.stored.keys.filter((entry) => entry.kid !== kid) })
@@ -202,7 +204,7 @@ export class SecretBox {
     if (!key && this.#ring) {
       // Another instance sharing the secrets directory may have added the key (a rotation, the first sealed secret):
       // read the file again before calling the key missing.
-      this.#ring = null
+      this.#forget()
       key = this.#load()?.keys.get(kid)
     }
     if (!key) {
@@ -222,14 +224,51 @@ export class SecretBox {
   /** The keyring is on disk (flushed) before any value sealed with a new key leaves this object. */
   #write(stored: Keyring): LoadedKeyring {
     this.#store.write(CREDENTIALS_KEY_FILE, JSON.stringify(stored, null, 2))
-    this.#ring = readKeyring(JSON.stringify(stored))
-    return this.#ring!
+    return this.#keep(readKeyring(JSON.stringify(stored)))!
+  }
+
+  /** `stamp`: the file's, taken before it was read (a change made meanwhile then shows as one at the next look). */
+  #keep(ring: LoadedKeyring | null, stamp: string | null = this.#fileStamp()): LoadedKeyring | null {
+    this.#ring = ring
+    this.#seen = ring ? stamp : null
+    return ring
+  }
+
+  #forget(): void {
+    this.#ring = null
+    this.#seen = null
+  }
+
+  /** Null when the key file cannot be looked at (missing, a shared mount away): the kept keyring then stands. */
+  #fileStamp(): string | null {
+    try {
+      const stat = statSync(join(this.#store.dir, CREDENTIALS_KEY_FILE), { bigint: true })
+      return `${stat.ino}:${stat.size}:${stat.mtimeNs}`
+    } catch {
+      return null
+    }
+  }
+
+  /**
+   * The keyring as the file holds it now, for whatever seals or writes the keyring: another instance sharing the
+   * secrets directory may have rotated since it was read, and a value sealed with (or a keyring written from) a stale
+   * copy would name a key the others retired, or drop the key they added. Opening needs no such check (a key not
+   * found makes it read the file again), so reads cost no file system call.
+   */
+  #loadFresh(): LoadedKeyring | null {
+    if (this.#ring) {
+      const stamp = this.#fileStamp()
+      if (stamp === null || stamp === this.#seen) return this.#ring
+      this.#forget()
+    }
+    return this.#load()
   }
 
   /** Null when there is no key file yet; a damaged one throws (and is read again next time, once repaired). */
   #load(): LoadedKeyring | null {
     if (this.#ring) return this.#ring
     const file = join(this.#store.dir, CREDENTIALS_KEY_FILE)
+    const stamp = this.#fileStamp()
     let text: string | null
     try {
       // A key file copied in with a loose umask (a restore) is tightened, as the store would have created it.
@@ -243,8 +282,7 @@ export class SecretBox {
     const ring = readKeyring(text)
     // The parser's message would quote the file's content: keep to a fixed sentence.
     if (!ring) throw new SecretBoxError('keyring_unreadable', `${KEY_FILE_LABEL} is not a keyring this version can read`)
-    this.#ring = ring
-    return ring
+    return this.#keep(ring, stamp)
   }
 }
 

@@ -4,6 +4,7 @@
 import { recordFingerprint } from '../cluster/shared-keys.ts'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.ts'
+import type { Leases } from '../cluster/leases.ts'
 import type { Database } from '../db/schema.ts'
 import { KeyedLock } from '../keyed-lock.ts'
 import type { SafeFetch } from '../outbound/safe-fetch.ts'
@@ -13,6 +14,8 @@ import { SecretBox, SecretBoxError } from './secret-box.ts'
 import type { SecretStore } from './secret-files.ts'
 
 const NAMESPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/
+/** The lease every rotation holds, on whichever instance it runs. */
+export const ROTATION_LEASE = 'secrets_rotation'
 /** Rows re-encrypted per transaction, with a turn of the event loop between. */
 const ROTATION_CHUNK = 200
 
@@ -27,6 +30,11 @@ export interface SecretVaultOptions {
   readonly fetch: SafeFetch
   /** What caches of opened secrets watch; in memory unless given (several instances will pass a stored one). */
   readonly revision?: Revision
+  /**
+   * Runs work under a key once at a time across every instance on the database (Cluster.leases): key rotations, and
+   * each secret's OAuth 2 refresh. In memory (one process) unless given.
+   */
+  readonly leases?: Pick<Leases, 'run'>
 }
 
 /** One namespace's share of a rotation. */
@@ -71,10 +79,11 @@ export class SecretVault {
   readonly #box: SecretBox
   readonly #revision: Revision
   readonly #namespaces = new Map<string, SecretNamespace>()
-  readonly #rotation = new KeyedLock()
+  readonly #leases: Pick<Leases, 'run'>
 
   constructor(options: SecretVaultOptions) {
     this.#options = options
+    this.#leases = options.leases ?? new KeyedLock()
     this.#box = new SecretBox(options.files, { clock: options.clock })
     this.#revision = options.revision ?? new LocalRevision()
   }
@@ -104,21 +113,24 @@ export class SecretVault {
     if (definition.types.length === 0) throw new RangeError(`secret namespace "${definition.name}" must hold at least one credential type`)
     const { db, clock, fetch } = this.#options
     const box = this.#box
-    const namespace = new SecretNamespace(Object.freeze({ ...definition, types: [...definition.types] }), { db, box, clock, fetch, revision: this.#revision })
+    const parts = { db, box, clock, fetch, revision: this.#revision, leases: this.#leases }
+    const namespace = new SecretNamespace(Object.freeze({ ...definition, types: [...definition.types] }), parts)
     this.#namespaces.set(definition.name, namespace)
     return namespace
   }
 
   /**
-   * Steps performed (one rotation at a time):
-   * 1. a new key is added to the keyring and becomes the one that seals;
+   * Steps performed (one rotation at a time across every instance: a second waits for the first, then rotates again
+   * from the keyring and rows the first left):
+   * 1. the keyring is read from its file (another instance may have rotated), a new key is added to it and becomes the
+   *    one that seals;
    * 2. every row of sealed_secrets, whatever its namespace (declared or not), is read in key order, 200 at a time, and
    *    each value not under the new key is opened and sealed again, written only if the row still holds what was
    *    read (a value changed meanwhile was sealed with the new key already);
    * 3. keys no value uses any more are removed from the keyring, after checking once more that none appeared.
    */
   rotateKey(): Promise<KeyRotationResult> {
-    return this.#rotation.run('rotate', async () => {
+    return this.#leases.run(ROTATION_LEASE, async () => {
       const { db } = this.#options
       const box = this.#box
       const keyId = box.rotate()
