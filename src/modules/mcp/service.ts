@@ -19,10 +19,12 @@ function toCallResult(run: ToolRun): CallResult {
 
 export class McpService {
   readonly #toolbox: Toolbox
-  readonly #clients = new ClientNames()
+  /** The names legacy callers gave in their initialize, shared by every instance on the database. */
+  readonly clientNames: ClientNames
 
-  constructor(toolbox: Toolbox) {
+  constructor(toolbox: Toolbox, clientNames: ClientNames) {
     this.#toolbox = toolbox
+    this.clientNames = clientNames
   }
 
   /**
@@ -39,8 +41,8 @@ export class McpService {
   exchange(principal: Principal, set: ToolSet, callerKey: string): McpExchange {
     return {
       set,
-      clientName: (fromEnvelope) => fromEnvelope ?? this.#clients.get(callerKey),
-      rememberClient: (name) => this.#clients.set(callerKey, name),
+      clientName: async (fromEnvelope) => fromEnvelope ?? (await this.clientNames.get(callerKey)),
+      rememberClient: (name) => this.clientNames.set(callerKey, name),
       callTool: async (name, args, clientName) => {
         const origin: CallOrigin = { clientSource: clientName }
         return toCallResult(await this.#toolbox.run(principal, set, { name, arguments: args, ...origin }))

@@ -20,9 +20,9 @@ import type { ToolSet } from '../toolbox/index.ts'
 export interface McpExchange {
   readonly set: ToolSet
   /** The client's `clientInfo` as this request carries it (modern era) or as the caller's initialize said (legacy). */
-  clientName(fromEnvelope: string | undefined): string | undefined
-  /** Legacy initialize: the client's name, remembered for the caller's later stateless requests. */
-  rememberClient(name: string): void
+  clientName(fromEnvelope: string | undefined): Promise<string | undefined>
+  /** Legacy initialize: the client's name, remembered (for every instance) for the caller's later stateless requests. */
+  rememberClient(name: string): Promise<void>
   callTool(name: string, args: Record<string, unknown>, clientName: string | undefined): Promise<CallResult>
 }
 
@@ -98,7 +98,7 @@ function serverFor(exchange: McpExchange | undefined): Server {
     const name = request.params.name
     if (!set.tool(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`)
     const envelope = (ctx as { mcpReq?: { envelope?: Record<string, { name?: string } | undefined> } }).mcpReq?.envelope
-    const result = await exchange.callTool(name, request.params.arguments ?? {}, exchange.clientName(envelope?.[CLIENT_INFO]?.name))
+    const result = await exchange.callTool(name, request.params.arguments ?? {}, await exchange.clientName(envelope?.[CLIENT_INFO]?.name))
     return result as never
   })
   if (set.resources.length > 0) {
@@ -147,7 +147,7 @@ export async function serveMcp(request: Request, exchange: McpExchange): Promise
   }
   exchanges.set(request, exchange)
   const clientName = initializingClient(body)
-  if (clientName) exchange.rememberClient(clientName)
+  if (clientName) await exchange.rememberClient(clientName)
   if (await isLegacyRequest(request, body, { maxRequestBodySize: MAX_MESSAGE_BYTES })) {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await serverFor(exchange).connect(transport)

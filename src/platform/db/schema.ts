@@ -6,6 +6,7 @@ import type { ClusterTables } from './tables/cluster.ts'
 import type { ApplicationsTables } from './tables/applications.ts'
 import type { InteractionsTables } from './tables/interactions.ts'
 import type { MarketplaceTables } from './tables/marketplace.ts'
+import type { McpTables } from './tables/mcp.ts'
 import type { McpServersTables } from './tables/mcp-servers.ts'
 import type { OauthTables } from './tables/oauth.ts'
 import type { SecretsTables } from './tables/secrets.ts'
@@ -96,5 +97,6 @@ export interface Database
     MarketplaceTables,
     GptsTables,
     McpServersTables,
+    McpTables,
     UiTemplatesTables,
     ClusterTables {}

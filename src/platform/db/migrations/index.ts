@@ -23,6 +23,7 @@ import * as m0023 from './0023_mcp_servers.ts'
 import * as m0024 from './0024_cluster.ts'
 import * as m0025 from './0025_interaction_usage_statement_triggers.ts'
 import * as m0026 from './0026_leases_and_gpt_key_failures.ts'
+import * as m0027 from './0027_mcp_client_names.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -49,4 +50,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0024_cluster': m0024,
   '0025_interaction_usage_statement_triggers': m0025,
   '0026_leases_and_gpt_key_failures': m0026,
+  '0027_mcp_client_names': m0027,
 })
