@@ -110,6 +110,7 @@ const FILLED = [
   'application_documents',
   'sealed_secrets',
   'marketplace_entries',
+  'mcp_client_names',
 ]
 
 describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => {
@@ -176,6 +177,18 @@ describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => 
         user_input: `find\u0000it ${i}`,
         duration_seconds: 0.25 * i,
       })
+    // A legacy MCP client's initialize: the name its later calls are recorded with (kept as a hash of the caller).
+    const initialize = await source.request('POST', '/agent/expense-approval/mcp', {
+      token: tokens.owner,
+      rawBody: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'windsurf', version: '1' } },
+      }),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    })
+    expect(initialize.status).toBe(200)
     await ok('POST', '/api/context-type', tokens.admin, { name: 'Invoice', summary: 'A supplier invoice', description: 'PDF or e-mail' })
     await ok('POST', '/api/user/settings/update', tokens.owner, { dark_mode: 'dark' })
     // A task run through the mock model: the run, its thread and messages.
