@@ -25,9 +25,7 @@ export class ClientNames {
     this.#database = database
     this.#clock = clock
     // On the read connections: a lookup never waits behind the writer.
-    this.#read = database.readStatement(
-      database.db.selectFrom('mcp_client_names').select('client_name').where('caller_hash', '=', '?').compile(),
-    )
+    this.#read = database.readStatement(database.db.selectFrom('mcp_client_names').select('client_name').where('caller_hash', '=', '?').compile())
   }
 
   /**

@@ -3,7 +3,7 @@
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { CallOrigin } from '../../platform/tools/call-record.ts'
 import type { Toolbox, ToolRun, ToolSet } from '../toolbox/index.ts'
-import { ClientNames } from './client-names.ts'
+import type { ClientNames } from './client-names.ts'
 import type { CallResult, McpExchange } from './transport.ts'
 
 /** Which endpoint a request reached. */
