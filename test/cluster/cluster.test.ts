@@ -4,7 +4,7 @@
 // waits on time to let things happen: every wait polls for the event it needs, under a generous deadline.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { DATABASE_UNAVAILABLE } from '../../src/platform/db/unavailable.ts'
-import { type ClusterInstance, startCluster, type TestCluster, waitFor } from '../helpers/cluster.ts'
+import { type ClusterInstance, startCluster, type TestCluster, uploadSpecTo, waitFor } from '../helpers/cluster.ts'
 import { ON_POSTGRES } from '../helpers/database.ts'
 import { callJson, stopAllServers } from '../helpers/process.ts'
 
@@ -53,19 +53,7 @@ describe.skipIf(!ON_POSTGRES)('several instances on one PostgreSQL', () => {
       security: [{ key: [] }],
       paths: { '/echo': { get: { operationId: 'echo', responses: { '200': { description: 'ok' } } } } },
     }
-    const form = new FormData()
-    form.append('file', new File([JSON.stringify(spec)], 'spec.json', { type: 'application/json' }))
-    form.append('api_name', 'echo')
-    form.append('global_spec', 'true')
-    const encoded = new Response(form)
-    const contentType = encoded.headers.get('content-type')!
-    const bytes = new Uint8Array(await encoded.arrayBuffer())
-    const upload = await fetch(`${a.base}/api/spec_from_file/`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': String(bytes.byteLength) },
-      body: bytes,
-    })
-    expect(upload.status).toBe(201)
+    expect((await uploadSpecTo(a, token, spec, { api_name: 'echo', global_spec: 'true' })).status).toBe(201)
     const execute = (instance: ClusterInstance) => call(instance, 'POST', '/api/applications/echo/operations/echo/execute', token, { arguments: {} })
 
     expect((await call(a, 'PUT', '/api/applications/echo/credentials', token, { scheme: 'key', api_key: 'first-key' })).status).toBe(200)

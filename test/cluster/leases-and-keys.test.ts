@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
 import { GPT_KEY_MAX_FAILURES } from '../../src/modules/gpts/key-throttle.ts'
-import { type ClusterInstance, startCluster, type TestCluster, waitFor } from '../helpers/cluster.ts'
+import { type ClusterInstance, startCluster, type TestCluster, uploadSpecTo, waitFor } from '../helpers/cluster.ts'
 import { ON_POSTGRES } from '../helpers/database.ts'
 import { type GitServer, HAS_GIT, startGitServer, WorkingCopy } from '../helpers/git-server.ts'
 import { callJson, logLines, stopAllServers } from '../helpers/process.ts'
@@ -53,19 +53,7 @@ describe.skipIf(!ON_POSTGRES)('leases and GPT keys across two instances', () => 
       servers: [{ url: `http://127.0.0.1:${upstream.port}` }],
       paths: { '/echo': { get: { operationId: 'echo', summary: 'Echo', responses: { '200': { description: 'ok' } } } } },
     }
-    const form = new FormData()
-    form.append('file', new File([JSON.stringify(spec)], 'spec.json', { type: 'application/json' }))
-    form.append('api_name', 'echo')
-    form.append('global_spec', 'true')
-    const encoded = new Response(form)
-    const contentType = encoded.headers.get('content-type')!
-    const bytes = new Uint8Array(await encoded.arrayBuffer())
-    const upload = await fetch(`${a.base}/api/spec_from_file/`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': contentType, 'content-length': String(bytes.byteLength) },
-      body: bytes,
-    })
-    expect({ status: upload.status, body: await upload.json() }).toMatchObject({ status: 201 })
+    expect(await uploadSpecTo(a, cluster.adminToken, spec, { api_name: 'echo', global_spec: 'true' })).toMatchObject({ status: 201 })
   }, 120_000)
 
   /** Uploads an application through `instance` whose one operation echoes the Authorization header it receives. */
@@ -77,20 +65,7 @@ describe.skipIf(!ON_POSTGRES)('leases and GPT keys across two instances', () => 
       paths: { '/whoami': { get: { operationId: 'whoami', security: [{ token: [] }], responses: { '200': { description: 'ok' } } } } },
       components: { securitySchemes: { token: { type: 'http', scheme: 'bearer' } } },
     }
-    const form = new FormData()
-    form.append('file', new File([JSON.stringify(spec)], 'spec.json', { type: 'application/json' }))
-    form.append('api_name', apiName)
-    for (const [name, value] of Object.entries(fields)) form.append(name, value)
-    const encoded = new Response(form)
-    // Read before the body: the multipart boundary is named there.
-    const contentType = encoded.headers.get('content-type')!
-    const bytes = new Uint8Array(await encoded.arrayBuffer())
-    const upload = await fetch(`${instance.base}/api/spec_from_file/`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': contentType, 'content-length': String(bytes.byteLength) },
-      body: bytes,
-    })
-    expect({ status: upload.status, body: await upload.json() }).toMatchObject({ status: 201 })
+    expect(await uploadSpecTo(instance, cluster.adminToken, spec, { api_name: apiName, ...fields })).toMatchObject({ status: 201 })
   }
 
   afterAll(async () => {

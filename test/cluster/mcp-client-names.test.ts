@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type ClusterInstance, startCluster, type TestCluster, waitFor } from '../helpers/cluster.ts'
 import { ON_POSTGRES } from '../helpers/database.ts'
 import { callJson, stopAllServers } from '../helpers/process.ts'
-import { echoFlow } from '../mcp/helpers.ts'
+import { echoCall, echoFlow, legacyInitialize } from '../mcp/helpers.ts'
 
 let cluster: TestCluster
 let a: ClusterInstance
@@ -29,19 +29,6 @@ async function rpc(instance: ClusterInstance, token: string, body: unknown): Pro
   })
   return { status: res.status, body: await res.json().catch(() => null) }
 }
-
-const initialize = (name: string) => ({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1' } },
-})
-const echoCall = (text: string) => ({
-  jsonrpc: '2.0',
-  id: 2,
-  method: 'tools/call',
-  params: { name: 'run_workflow', arguments: { workflow: 'echo', input: { text } } },
-})
 
 /** The recorded client name of the call whose arguments hold `text`, once the record is written (polled on `instance`). */
 const recordedClientOf = (instance: ClusterInstance, text: string) =>
@@ -70,7 +57,7 @@ describe.skipIf(!ON_POSTGRES)('MCP client names across two instances', () => {
   }, 60_000)
 
   test('initialize on A, tool call on B: the call is recorded with the client name', async () => {
-    expect((await rpc(a, cluster.adminToken, initialize('windsurf'))).status).toBe(200)
+    expect((await rpc(a, cluster.adminToken, legacyInitialize('windsurf'))).status).toBe(200)
     const called = await rpc(b, cluster.adminToken, echoCall('called on b'))
     expect(called.status).toBe(200)
     expect(called.body.result.isError).toBeFalsy()
@@ -83,7 +70,7 @@ describe.skipIf(!ON_POSTGRES)('MCP client names across two instances', () => {
     const pat = created.body.token as string
     expect((await rpc(a, pat, echoCall('before any initialize'))).status).toBe(200)
     expect(await recordedClientOf(a, 'before any initialize')).toEqual({ client_source: null })
-    expect((await rpc(b, pat, initialize('cursor'))).status).toBe(200)
+    expect((await rpc(b, pat, legacyInitialize('cursor'))).status).toBe(200)
     expect((await rpc(a, pat, echoCall('after initialize on b'))).status).toBe(200)
     expect(await recordedClientOf(a, 'after initialize on b')).toEqual({ client_source: 'cursor' })
   }, 60_000)

@@ -192,6 +192,23 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
+/** Uploads an API description through `instance` as a client would (multipart, its length declared); answers its status and body. */
+export async function uploadSpecTo(instance: { base: string }, token: string, document: unknown, fields: Record<string, string>) {
+  const form = new FormData()
+  form.append('file', new File([JSON.stringify(document)], 'spec.json', { type: 'application/json' }))
+  for (const [name, value] of Object.entries(fields)) form.append(name, value)
+  const encoded = new Response(form)
+  // Read before the body: the multipart boundary is named there.
+  const contentType = encoded.headers.get('content-type')!
+  const bytes = new Uint8Array(await encoded.arrayBuffer())
+  const upload = await fetch(`${instance.base}/api/spec_from_file/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': String(bytes.byteLength) },
+    body: bytes,
+  })
+  return { status: upload.status, body: (await upload.json()) as unknown }
+}
+
 /** Only on PostgreSQL: SQLite is one process by design. */
 export async function startCluster(options: ClusterOptions): Promise<TestCluster> {
   if (!TEST_DATABASE_URL) throw new Error('a cluster needs AGENTBOX_TEST_DATABASE_URL (PostgreSQL)')

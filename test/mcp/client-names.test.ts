@@ -6,23 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { CLIENT_NAME_MEMO_MS, CLIENT_NAME_RETENTION_MS, ClientNames } from '../../src/modules/mcp/client-names.ts'
 import { ON_POSTGRES } from '../helpers/database.ts'
-import { agentWithEcho, type McpWorld, recordedCalls, rpc, startMcpWorld } from './helpers.ts'
+import { agentWithEcho, echoCall, legacyInitialize, type McpWorld, recordedCalls, rpc, startMcpWorld } from './helpers.ts'
 
 let w: McpWorld
 let live: string
-
-const initialize = (name: string) => ({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1' } },
-})
-const echoCall = (text: string) => ({
-  jsonrpc: '2.0',
-  id: 2,
-  method: 'tools/call',
-  params: { name: 'run_workflow', arguments: { workflow: 'echo', input: { text } } },
-})
 
 const storedNames = () => w.t.server.database.db.selectFrom('mcp_client_names').selectAll().orderBy('client_name').execute()
 
@@ -45,8 +32,8 @@ afterAll(() => w.stop())
 
 describe('over HTTP', () => {
   test('a legacy initialize stores one row per caller: a hash of the user and bearer token, never the token', async () => {
-    expect((await rpc(live, w.viewer.token, initialize('windsurf'))).status).toBe(200)
-    expect((await rpc(live, w.viewer.token, initialize('windsurf'))).status).toBe(200)
+    expect((await rpc(live, w.viewer.token, legacyInitialize('windsurf'))).status).toBe(200)
+    expect((await rpc(live, w.viewer.token, legacyInitialize('windsurf'))).status).toBe(200)
     const rows = await storedNames()
     expect(rows).toHaveLength(1)
     expect(rows[0]!.client_name).toBe('windsurf')
@@ -60,22 +47,22 @@ describe('over HTTP', () => {
     expect(created.status).toBe(201)
     const pat = created.body.token as string
     expect(await recordedClientOf(pat, 'before any initialize')).toBeNull()
-    expect((await rpc(live, pat, initialize('cursor'))).status).toBe(200)
+    expect((await rpc(live, pat, legacyInitialize('cursor'))).status).toBe(200)
     expect(await recordedClientOf(pat, 'from the pat')).toBe('cursor')
     expect(await recordedClientOf(w.viewer.token, 'from the access token')).toBe('windsurf')
     expect((await storedNames()).map((row) => row.client_name)).toEqual(['cursor', 'windsurf'])
   })
 
   test('a name the caller gives again in a new initialize replaces the old one', async () => {
-    expect((await rpc(live, w.owner.token, initialize('zed'))).status).toBe(200)
+    expect((await rpc(live, w.owner.token, legacyInitialize('zed'))).status).toBe(200)
     expect(await recordedClientOf(w.owner.token, 'as zed')).toBe('zed')
-    expect((await rpc(live, w.owner.token, initialize('claude-code'))).status).toBe(200)
+    expect((await rpc(live, w.owner.token, legacyInitialize('claude-code'))).status).toBe(200)
     expect(await recordedClientOf(w.owner.token, 'as claude-code')).toBe('claude-code')
   })
 
   test.skipIf(ON_POSTGRES)('on SQLite, an initialize leaves the change stamp alone (the remembered principals survive it)', async () => {
     const before = w.t.server.database.changeStamp()
-    expect((await rpc(live, w.viewer.token, initialize('windsurf-2'))).status).toBe(200)
+    expect((await rpc(live, w.viewer.token, legacyInitialize('windsurf-2'))).status).toBe(200)
     expect(w.t.server.database.changeStamp()).toBe(before)
     expect((await storedNames()).map((row) => row.client_name)).toContain('windsurf-2')
   })

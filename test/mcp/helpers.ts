@@ -32,6 +32,22 @@ export const echoFlow = () => ({
 })
 
 let agents = 0
+/** A legacy (2025-era) initialize naming its client: stateless calls after it carry no clientInfo. */
+export const legacyInitialize = (name: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1' } },
+})
+
+/** A tools/call of the echo workflow (agentWithEcho) with `text`, to find its record by. */
+export const echoCall = (text: string) => ({
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name: 'run_workflow', arguments: { workflow: 'echo', input: { text } } },
+})
+
 /** An agent owned by `owner`, shared with the viewer, with `echo` published; returns its name. */
 export async function agentWithEcho(w: People, options: { instructions?: string } = {}): Promise<string> {
   const name = `mcp-bot-${++agents}`
