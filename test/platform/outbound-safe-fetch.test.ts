@@ -471,6 +471,47 @@ describe('limits', () => {
     await failure(call, 'timeout')
   })
 
+  test("with Bun's own fetch, the time-out and the caller's abort cover a body of declared length that never arrives", async () => {
+    // A raw socket: headers promise 100 bytes, 5 come, the rest never. The guarded client reads such a body in one
+    // piece without a listener of its own (Bun's body read follows the signal), so this is the path that proves it.
+    let arrivals = 0
+    let arrived!: () => void
+    let requestArrived = new Promise<void>((resolve) => (arrived = resolve))
+    const listener = Bun.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        data(socket) {
+          arrivals++
+          socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\ncontent-type: application/json\r\n\r\n{"a":')
+          arrived()
+        },
+      },
+    })
+    try {
+      const origin = `http://127.0.0.1:${listener.port}`
+      const { startTimer, timers } = manualTimer()
+      const safeFetch = createSafeFetch({ allow: allowing('127.0.0.1'), resolve: resolverOf(), startTimer })
+      const timed = safeFetch(origin, { timeoutMs: 5_000 })
+      await requestArrived
+      await Bun.sleep(0)
+      timers[0]!.fire()
+      await failure(timed, 'timeout')
+
+      requestArrived = new Promise<void>((resolve) => (arrived = resolve))
+      const caller = new AbortController()
+      const aborted = safeFetch(origin, { signal: caller.signal })
+      await requestArrived
+      await Bun.sleep(0)
+      const reason = new Error('client went away')
+      caller.abort(reason)
+      expect(await aborted.catch((error: unknown) => error)).toBe(reason)
+      expect(arrivals).toBe(2)
+    } finally {
+      listener.stop(true)
+    }
+  })
+
   test('the time-out covers name resolution too', async () => {
     const { startTimer, timers } = manualTimer()
     let asked!: () => void
