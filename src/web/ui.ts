@@ -71,6 +71,20 @@ export function Link({ to, children, current }: { to: string; children?: Compone
   return h('a', { href: to, 'aria-current': current ? 'page' : undefined, onClick: (e: MouseEvent) => linkClick(e, to) }, children)
 }
 
+/**
+ * A row's destructive action waiting for confirmation: the danger button and Keep, as one named group; each button
+ * names its row to a screen reader ("Confirm delete billing").
+ */
+export function ConfirmActions(p: { verb: string; name: string; onConfirm: () => void; onKeep: () => void }) {
+  const named = (label: string) => [label, h('span', { class: 'sr-only' }, ` ${p.name}`)]
+  return h(
+    'div',
+    { class: 'row-actions', role: 'group', 'aria-label': `${p.verb} ${p.name}?` },
+    h('button', { type: 'button', class: 'danger', onClick: p.onConfirm }, ...named(`Confirm ${p.verb.toLowerCase()}`)),
+    h('button', { type: 'button', onClick: p.onKeep }, ...named('Keep')),
+  )
+}
+
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false)
   const copy = async () => {

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import type { Me } from '../session.ts'
-import { Banner, Field, formatDate, h, Loading, useLoad } from '../ui.ts'
+import { Banner, ConfirmActions, Field, formatDate, h, Loading, useLoad } from '../ui.ts'
 
 interface ContextType {
   id: string
@@ -184,17 +184,7 @@ export function ContextTypesPage({ me }: { me: Me }) {
                       !mayChange(me, c)
                         ? h('span', { class: 'muted' }, 'Only its creator or an admin changes it')
                         : confirming === c.id
-                          ? h(
-                              'div',
-                              { class: 'row-actions', role: 'group', 'aria-label': `Delete ${c.name}?` },
-                              h(
-                                'button',
-                                { type: 'button', class: 'danger', onClick: () => remove(c) },
-                                'Confirm delete',
-                                h('span', { class: 'sr-only' }, ` ${c.name}`),
-                              ),
-                              h('button', { type: 'button', onClick: () => setConfirming(null) }, 'Keep', h('span', { class: 'sr-only' }, ` ${c.name}`)),
-                            )
+                          ? h(ConfirmActions, { verb: 'Delete', name: c.name, onConfirm: () => remove(c), onKeep: () => setConfirming(null) })
                           : h(
                               'div',
                               { class: 'row-actions' },

@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks'
 import { api, ApiError, errorText } from '../api.ts'
 import type { Me } from '../session.ts'
-import { Banner, CopyButton, Field, formatDate, h, Link, Loading, Select, useLoad } from '../ui.ts'
+import { Banner, ConfirmActions, CopyButton, Field, formatDate, h, Link, Loading, Select, useLoad } from '../ui.ts'
 
 interface Gpt {
   name: string
@@ -274,17 +274,7 @@ export function GptAppsPage({ me }: { me: Me }) {
                       'td',
                       { 'data-label': 'Actions' },
                       confirming === gpt.name
-                        ? h(
-                            'div',
-                            { class: 'row-actions', role: 'group', 'aria-label': `Uninstall ${gpt.name}?` },
-                            h(
-                              'button',
-                              { type: 'button', class: 'danger', onClick: () => uninstall(gpt) },
-                              'Confirm uninstall',
-                              h('span', { class: 'sr-only' }, ` ${gpt.name}`),
-                            ),
-                            h('button', { type: 'button', onClick: () => setConfirming(null) }, 'Keep', h('span', { class: 'sr-only' }, ` ${gpt.name}`)),
-                          )
+                        ? h(ConfirmActions, { verb: 'Uninstall', name: gpt.name, onConfirm: () => uninstall(gpt), onKeep: () => setConfirming(null) })
                         : h(
                             'div',
                             { class: 'row-actions' },
