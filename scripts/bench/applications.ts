@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { benchLicense, intOption } from './lib.ts'
+import { benchLicense, intOption, throughput } from './lib.ts'
 
 // --proxy PORT UPSTREAM: the floor for any proxy on this machine: a bare Bun.serve that forwards the call with fetch
 // and returns the upstream's JSON in an envelope, with no auth, database or checks.
@@ -232,21 +232,6 @@ async function latencies(fn: () => Promise<void>, count: number): Promise<number
   }
   return median(times)
 }
-async function throughput(fn: () => Promise<void>, concurrency: number, seconds: number): Promise<number> {
-  let done = 0
-  const end = performance.now() + seconds * 1000
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        await fn()
-        done++
-      }
-    }),
-  )
-  return done / ((performance.now() - started) / 1000)
-}
-
 for (const fn of [executeOnce, directOnce, proxyOnce, healthOnce]) await latencies(fn, 200) // warm-up
 const c1 = { direct_ms: 0, proxy_ms: 0, execute_ms: 0, me_ms: 0 }
 // Interleaved rounds, so a noisy neighbour hits both sides alike.

@@ -15,7 +15,7 @@
 import { writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
-import { type BenchServer, intOption, median, startBenchServer, spawnUpstream } from './lib.ts'
+import { type BenchServer, intOption, median, startBenchServer, spawnUpstream, throughput } from './lib.ts'
 
 if (process.argv[2] === '--upstream') {
   Bun.serve({
@@ -166,24 +166,9 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-/** Calls completed per second with `CONCURRENCY` in flight for SECONDS. */
-async function throughput(run: () => Promise<void>): Promise<number> {
-  let done = 0
-  const until = performance.now() + SECONDS * 1000
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < until) {
-        await run()
-        done++
-      }
-    }),
-  )
-  return done / ((performance.now() - started) / 1000)
-}
-await throughput(toolTurn)
-const turnsPerSecond = await throughput(toolTurn)
-const executesPerSecond = await throughput(execute)
+await throughput(toolTurn, CONCURRENCY, SECONDS)
+const turnsPerSecond = await throughput(toolTurn, CONCURRENCY, SECONDS)
+const executesPerSecond = await throughput(execute, CONCURRENCY, SECONDS)
 await bench.server.modules.interactions.service.flush()
 const threads = (await bench.call('GET', '/api/threads?limit=1', bench.token)) as { id: string }[]
 const thread = (await bench.call('GET', `/api/threads/${threads[0]!.id}`, bench.token)) as { messages: { role: string }[] }

@@ -16,7 +16,7 @@
 import { writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
-import { type BenchServer, intOption, median, startBenchServer, spawnUpstream } from './lib.ts'
+import { type BenchServer, intOption, median, startBenchServer, spawnUpstream, keyedItemsSpec } from './lib.ts'
 
 if (process.argv[2] === '--upstream') {
   Bun.serve({
@@ -42,26 +42,7 @@ const TARGET = 1.1
 const UPSTREAM = await spawnUpstream(import.meta.path)
 
 const SECRET = 'bench-org-secret-0123456789'
-const spec = {
-  openapi: '3.1.0',
-  info: { title: 'Bench upstream', version: '1' },
-  servers: [{ url: UPSTREAM }],
-  security: [{ key: [] }],
-  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
-  paths: {
-    '/items/{id}': {
-      get: {
-        operationId: 'getItem',
-        summary: 'Read an item',
-        parameters: [
-          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-          { name: 'expand', in: 'query', schema: { type: 'string' } },
-        ],
-        responses: { '200': { description: 'ok' } },
-      },
-    },
-  },
-}
+const spec = keyedItemsSpec(UPSTREAM)
 
 async function prepare(): Promise<{ bench: BenchServer; key: string }> {
   const bench = await startBenchServer('gpt-apps', { AGENTBOX_OUTBOUND_ALLOW: '127.0.0.1' })

@@ -105,3 +105,46 @@ export async function spawnUpstream(script: string): Promise<string> {
   for (let i = 0; i < 400 && !(await reachable()); i++) await Bun.sleep(10)
   return url
 }
+
+/**
+ * The loopback upstream's one operation, `GET /items/{id}` (getItem, with an optional `expand` query), behind an
+ * `X-Api-Key` header: the description the toolbox and GPT apps benches import, so both call the same thing.
+ */
+export function keyedItemsSpec(upstream: string) {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Bench upstream', version: '1' },
+    servers: [{ url: upstream }],
+    security: [{ key: [] }],
+    components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+    paths: {
+      '/items/{id}': {
+        get: {
+          operationId: 'getItem',
+          summary: 'Read an item',
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'expand', in: 'query', schema: { type: 'string' } },
+          ],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  }
+}
+
+/** Calls completed per second with `concurrency` loops calling `run` for `seconds`. */
+export async function throughput(run: () => Promise<void>, concurrency: number, seconds: number): Promise<number> {
+  let done = 0
+  const until = performance.now() + seconds * 1000
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        await run()
+        done++
+      }
+    }),
+  )
+  return done / ((performance.now() - started) / 1000)
+}

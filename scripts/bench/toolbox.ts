@@ -24,7 +24,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type BenchServer, intOption, median, startBenchServer, spawnUpstream } from './lib.ts'
+import { type BenchServer, intOption, median, startBenchServer, spawnUpstream, keyedItemsSpec } from './lib.ts'
 
 if (process.argv[2] === '--upstream') {
   Bun.serve({
@@ -54,26 +54,7 @@ const ITERATIONS = intOption(opts.iterations!, '--iterations')
 const UPSTREAM = await spawnUpstream(import.meta.path)
 
 const SECRET = 'bench-secret-key-0123456789'
-const spec = {
-  openapi: '3.1.0',
-  info: { title: 'Bench upstream', version: '1' },
-  servers: [{ url: UPSTREAM }],
-  security: [{ key: [] }],
-  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
-  paths: {
-    '/items/{id}': {
-      get: {
-        operationId: 'getItem',
-        summary: 'Read an item',
-        parameters: [
-          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-          { name: 'expand', in: 'query', schema: { type: 'string' } },
-        ],
-        responses: { '200': { description: 'ok' } },
-      },
-    },
-  },
-}
+const spec = keyedItemsSpec(UPSTREAM)
 
 async function uploadJson(bench: BenchServer, document: unknown, apiName: string) {
   const form = new FormData()
