@@ -18,6 +18,7 @@ type Service = {
   depends_on?: Record<string, { condition: string }>
   configs?: { source: string; target: string }[]
   profiles?: string[]
+  cpus?: number
 }
 
 describe('docs/examples/compose.yaml', () => {
@@ -56,6 +57,8 @@ describe('docs/examples/compose.yaml', () => {
     for (const [, service] of instances) {
       expect(service.volumes).toContain('secrets:/data/secrets')
       expect(service.command).toEqual(['/usr/local/bin/agentbox', 'serve', '--data', '/data', '--port', '8080'])
+      // A CPU limit each, as operations.md advises: uncapped instances compete with each other and PostgreSQL.
+      expect(service.cpus).toBeGreaterThan(0)
     }
   })
 
