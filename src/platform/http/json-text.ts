@@ -1,0 +1,51 @@
+// A JSON request body from its bytes: UTF-8 checked, nesting bounded, parsed. Shared by the request thread (small
+// bodies) and the JSON worker (large ones), so both give the same value and the same reasons for refusing.
+
+/** The deepest nesting of arrays and objects a JSON body may have; no request of the API needs more than a dozen levels. */
+export const MAX_JSON_DEPTH = 128
+
+/**
+ * True when the JSON text nests arrays and objects deeper than `max`: one pass over the characters, strings skipped.
+ * Run before JSON.parse, because every later walk of the value (schema checks, cleaning, cloning) recurses: 100,000
+ * levels blocked the server for a second and then failed with a 500.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      // Inside a string: skip to its closing quote, stepping over escapes.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i)
+        if (d === 0x5c) i++
+        else if (d === 0x22) break
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
+/** The parsed value, or why the bytes are not JSON (the `ctx.error` of the 422 `json_invalid` answer). */
+export type JsonBodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string }
+
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+export function parseJsonBytes(bytes: Uint8Array): JsonBodyResult {
+  let text: string
+  try {
+    text = decoder.decode(bytes)
+  } catch {
+    return { ok: false, error: 'Body is not valid UTF-8' }
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return { ok: false, error: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` }
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch (error) {
+    return { ok: false, error: (error as Error).message }
+  }
+}
