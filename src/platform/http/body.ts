@@ -2,7 +2,7 @@
 import type { BeforeBodyCheck } from './before-body.ts'
 import { HttpError } from './http-error.ts'
 import { createJsonWorkerParser, type JsonParser } from './json-off-thread.ts'
-import { parseJsonBytes } from './json-text.ts'
+import { MAX_LARGE_BODY_VALUES, parseJsonBytes } from './json-text.ts'
 import { requestContext } from './request-context.ts'
 
 export { MAX_JSON_DEPTH, nestsDeeperThan } from './json-text.ts'
@@ -112,7 +112,9 @@ export function createBodyParser(limits: BodyLimits) {
     }
     const bytes = await readBodyLimited(request, limits.largeJson?.(request.method, path) ?? limits.json)
     if (bytes.byteLength === 0) return undefined
-    const result = bytes.byteLength > offThreadBytes ? await (offThread ??= createJsonWorkerParser())(bytes) : parseJsonBytes(bytes)
+    // A body over the API's JSON cap (a template's, up to 7 MiB) may hold only so many values: see MAX_LARGE_BODY_VALUES.
+    const maxValues = bytes.byteLength > limits.json ? MAX_LARGE_BODY_VALUES : undefined
+    const result = bytes.byteLength > offThreadBytes ? await (offThread ??= createJsonWorkerParser())(bytes, maxValues) : parseJsonBytes(bytes, maxValues)
     if (!result.ok) throw jsonInvalid(result.error)
     const parsed = result.value
     // Every JSON body of the API is an object. Checked here, not left to the route schemas: Elysia converts `42`,

@@ -8,7 +8,7 @@ import type { JsonAnswer, JsonJob } from './json-worker.ts'
 const WORKER_URL = workerUrl(import.meta.url, './json-worker.ts', 'src/platform/http/json-worker.ts')
 const IDLE_MS = 60_000
 
-export type JsonParser = (bytes: Uint8Array) => Promise<JsonBodyResult>
+export type JsonParser = (bytes: Uint8Array, maxValues?: number) => Promise<JsonBodyResult>
 
 export function createJsonWorkerParser(idleMs = IDLE_MS): JsonParser {
   let worker: Worker | null = null
@@ -48,7 +48,7 @@ export function createJsonWorkerParser(idleMs = IDLE_MS): JsonParser {
     return created
   }
 
-  return (bytes) =>
+  return (bytes, maxValues) =>
     new Promise<JsonBodyResult>((resolve, reject) => {
       clearTimeout(idleTimer)
       worker ??= start()
@@ -58,6 +58,6 @@ export function createJsonWorkerParser(idleMs = IDLE_MS): JsonParser {
       // Transferred, not copied: a view over part of a larger buffer is copied out first.
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice()
       const buffer = owned.buffer as ArrayBuffer
-      worker.postMessage({ id, bytes: buffer } satisfies JsonJob, [buffer])
+      worker.postMessage({ id, bytes: buffer, maxValues } satisfies JsonJob, [buffer])
     })
 }

@@ -30,12 +30,36 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false
 }
 
+/**
+ * The most values (objects, arrays, strings, numbers, booleans, nulls; not keys) a JSON body larger than the API's
+ * 1 MiB may hold. Only the template routes take such a body, and theirs holds a few dozen; millions of small values
+ * (7 MiB of `0,` or `{},`) cost the request thread 30–300 ms even parsed elsewhere: copying the value back from the
+ * worker, and every later walk of it. At this count the copy is a few milliseconds.
+ */
+export const MAX_LARGE_BODY_VALUES = 100_000
+
+/** True when `value` holds more than `max` values: a walk that stops as soon as it has counted past `max`. */
+export function holdsMoreValuesThan(value: unknown, max: number): boolean {
+  let count = 0
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const next = stack.pop()
+    if (++count > max) return true
+    if (next !== null && typeof next === 'object') {
+      if (Array.isArray(next)) for (const item of next) stack.push(item)
+      else for (const key in next) stack.push((next as Record<string, unknown>)[key])
+    }
+  }
+  return false
+}
+
 /** The parsed value, or why the bytes are not JSON (the `ctx.error` of the 422 `json_invalid` answer). */
 export type JsonBodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string }
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
-export function parseJsonBytes(bytes: Uint8Array): JsonBodyResult {
+/** `maxValues`: refuse a body holding more values than this (MAX_LARGE_BODY_VALUES for a body over 1 MiB). */
+export function parseJsonBytes(bytes: Uint8Array, maxValues = Number.POSITIVE_INFINITY): JsonBodyResult {
   let text: string
   try {
     text = decoder.decode(bytes)
@@ -43,9 +67,12 @@ export function parseJsonBytes(bytes: Uint8Array): JsonBodyResult {
     return { ok: false, error: 'Body is not valid UTF-8' }
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return { ok: false, error: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` }
+  let value: unknown
   try {
-    return { ok: true, value: JSON.parse(text) }
+    value = JSON.parse(text)
   } catch (error) {
     return { ok: false, error: (error as Error).message }
   }
+  if (holdsMoreValuesThan(value, maxValues)) return { ok: false, error: `A JSON body this large may hold at most ${maxValues} values` }
+  return { ok: true, value }
 }

@@ -4,7 +4,7 @@ import { parseJsonBytes } from './json-text.ts'
 
 declare const self: Worker
 
-export type JsonJob = { readonly id: number; readonly bytes: ArrayBuffer } | { readonly close: true }
+export type JsonJob = { readonly id: number; readonly bytes: ArrayBuffer; readonly maxValues?: number } | { readonly close: true }
 export type JsonAnswer =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly error: string }
@@ -15,6 +15,6 @@ self.onmessage = (event: MessageEvent<JsonJob>) => {
     self.onmessage = null
     process.exit(0)
   }
-  const result = parseJsonBytes(new Uint8Array(job.bytes))
+  const result = parseJsonBytes(new Uint8Array(job.bytes), job.maxValues)
   self.postMessage(result.ok ? { id: job.id, ok: true, value: result.value } : { id: job.id, ok: false, error: result.error })
 }
