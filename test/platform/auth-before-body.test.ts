@@ -98,6 +98,17 @@ describe('without valid credentials the body is never read', () => {
     expect(answer).toEqual({ status: 401, body: { detail: 'Not authenticated' }, challenge: 'Bearer', pulled: 0 })
   })
 
+  test('an agent bundle upload (10 MiB) and either spelling of a path (trailing slash or not) get 401 unread', async () => {
+    const multipart = (size: number) => ({ 'content-type': 'multipart/form-data; boundary=xyz', 'content-length': String(size) })
+    const answers = [
+      await sendEndless('POST', '/api/agents/import', multipart(10 * MiB)),
+      await sendEndless('POST', '/api/agents/import/', multipart(10 * MiB)),
+      await sendEndless('POST', '/api/spec_from_file', multipart(32 * MiB)),
+      await sendEndless('POST', `${TEMPLATE_CREATE}/`, { 'content-type': 'application/json' }),
+    ]
+    for (const answer of answers) expect(answer).toEqual({ status: 401, body: { detail: 'Not authenticated' }, challenge: 'Bearer', pulled: 0 })
+  })
+
   test('a member sending a body to an admin route gets 403 unread', async () => {
     const answer = await sendEndless('PUT', '/api/org/settings', { 'content-type': 'application/json' }, memberToken)
     expect(answer).toMatchObject({ status: 403, pulled: 0 })
