@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { httpPlatform } from '../../src/platform/http/http-platform.ts'
 import { createJsonWorkerParser } from '../../src/platform/http/json-off-thread.ts'
-import { MAX_JSON_DEPTH, MAX_LARGE_BODY_VALUES, parseJsonBytes } from '../../src/platform/http/json-text.ts'
+import { holdsMoreValuesThan, MAX_JSON_DEPTH, MAX_LARGE_BODY_VALUES, parseJsonBytes } from '../../src/platform/http/json-text.ts'
 import { OFF_THREAD_JSON_BYTES } from '../../src/platform/http/body.ts'
 import { type People, startWithPeople } from '../helpers/people.ts'
 import { CapturedLog } from '../helpers/server.ts'
@@ -51,6 +51,15 @@ describe('the worker and the request thread parse alike', () => {
     for (const bytes of [at, over]) expect(await worker(bytes.slice(), MAX_LARGE_BODY_VALUES)).toEqual(parseJsonBytes(bytes, MAX_LARGE_BODY_VALUES))
     expect(parseJsonBytes(at, MAX_LARGE_BODY_VALUES).ok).toBe(true)
     expect(parseJsonBytes(over, MAX_LARGE_BODY_VALUES)).toEqual({ ok: false, error: `A JSON body this large may hold at most ${MAX_LARGE_BODY_VALUES} values` })
+  })
+
+  test('values are counted at every depth, keys not counted', () => {
+    // The object, a and d; a's two objects; b's 1, c's array; its two numbers: 9.
+    const value = { a: [{ b: 1 }, { c: [1, 2] }], d: 'x' }
+    expect(holdsMoreValuesThan(value, 9)).toBe(false)
+    expect(holdsMoreValuesThan(value, 8)).toBe(true)
+    expect(holdsMoreValuesThan('x', 1)).toBe(false)
+    expect(holdsMoreValuesThan([], 0)).toBe(true)
   })
 
   test('requests in flight at once are each answered with their own body', async () => {

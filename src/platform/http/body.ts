@@ -66,9 +66,10 @@ function jsonInvalid(message: string): HttpError {
 }
 
 /**
- * Bodies larger than this are parsed in the JSON worker (json-off-thread.ts), smaller ones here. At 256 KiB the worst
- * JSON for JSON.parse (an array of numbers) holds the thread ~3 ms and a usual body well under 1 ms, while the trip to
- * the worker and back costs ~0.2 ms: below it the worker would only add latency (docs/benchmarks.md, "Large bodies").
+ * Bodies larger than this are parsed in the JSON worker (json-off-thread.ts), smaller ones here. Up to 256 KiB parsing
+ * holds the thread at most ~4 ms (empty objects, the worst shape) and under 1 ms for text, while the trip to the worker
+ * adds 0.3–1 ms of latency; above it the inline parse grows to 28 ms at 1 MiB and 130 ms at 7 MiB
+ * (scripts/bench/json-bodies.ts, docs/benchmarks.md "Large bodies").
  */
 export const OFF_THREAD_JSON_BYTES = 256 * 1024
 

@@ -39,7 +39,9 @@ export function createJsonWorkerParser(idleMs = IDLE_MS): JsonParser {
       }
     }
     created.onerror = (event) => {
-      // A worker that failed (out of memory) is replaced by the next body; what it held fails now, as a 500.
+      // A worker that failed (out of memory) is replaced by the next body (and asked to close, should it still run);
+      // what it held fails now, as a 500.
+      created.postMessage({ close: true } satisfies JsonJob)
       if (worker === created) worker = null
       for (const reject of failures.values()) reject(new Error(`JSON worker failed: ${event.message}`))
       pending.clear()

@@ -38,19 +38,22 @@ export function nestsDeeperThan(text: string, max: number): boolean {
  */
 export const MAX_LARGE_BODY_VALUES = 100_000
 
-/** True when `value` holds more than `max` values: a walk that stops as soon as it has counted past `max`. */
+/**
+ * True when `value` holds more than `max` values: a walk that counts each array's or object's members before visiting
+ * them, so it stops at the first container that takes the count past `max` (a 3.6M-item array is not walked).
+ */
 export function holdsMoreValuesThan(value: unknown, max: number): boolean {
-  let count = 0
+  let count = 1
   const stack: unknown[] = [value]
   while (stack.length > 0) {
     const next = stack.pop()
-    if (++count > max) return true
-    if (next !== null && typeof next === 'object') {
-      if (Array.isArray(next)) for (const item of next) stack.push(item)
-      else for (const key in next) stack.push((next as Record<string, unknown>)[key])
-    }
+    if (next === null || typeof next !== 'object') continue
+    const members = Array.isArray(next) ? next : Object.values(next)
+    count += members.length
+    if (count > max) return true
+    for (const member of members) if (member !== null && typeof member === 'object') stack.push(member)
   }
-  return false
+  return count > max
 }
 
 /** The parsed value, or why the bytes are not JSON (the `ctx.error` of the 422 `json_invalid` answer). */
