@@ -3,7 +3,10 @@
 // in the same run. Targets: worst live latency under 50 ms, throughput at least 50 % of the undisturbed run. Issue 25
 // adds the server's peak RSS above its level before each case (target: under 256 MB).
 //
-// Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000] [--only TEXT (cases whose name contains it)]
+// Large bodies: 6–7 MiB template bodies (escapes, millions of values, and without a token), parsed in the JSON worker
+// and refused before the body is read without credentials (docs/benchmarks.md, "Large bodies").
+//
+// Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000] [--only TEXT (cases of every table whose name contains it)]
 import { Database } from 'bun:sqlite'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
