@@ -44,6 +44,7 @@ const WORKER_ENTRIES = [
   'src/modules/insights/insights-worker.ts',
   'src/modules/ui-templates/git/git-worker.ts',
   'src/platform/db/checkpoint-worker.ts',
+  'src/platform/http/json-worker.ts',
 ]
 
 // No --minify: Elysia reads handler source with fn.toString() and crashes at boot under --minify-whitespace (elysia#1711).

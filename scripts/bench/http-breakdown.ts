@@ -119,6 +119,15 @@ try {
   await time('GET /api/health', handle('/api/health'))
   await time('GET /api/auth/me (JWT)', handle('/api/auth/me', jwt))
   await time('GET /api/auth/me (PAT)', handle('/api/auth/me', pat))
+  // A request with a body: the body parser admits it before reading (the guard's before-body check), transform finds it admitted.
+  const skill = JSON.stringify({ content: '---\nname: tiny\ndescription: A small skill for the request path.\n---\nDo the thing.\n' })
+  const post = (path: string, body: string, token: string) => () =>
+    app
+      .handle(
+        new Request(`http://localhost${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body }),
+      )
+      .then((r) => r.arrayBuffer())
+  await time('POST /api/skill/validate (JWT, a 100-byte SKILL.md)', post('/api/skill/validate', skill, jwt))
 
   console.log('\n## Response encoding: Elysia’s t.Integer carries a Transform, so the whole response is Encode()d')
   const check = t.Union([t.Literal('pass'), t.Literal('warn'), t.Literal('fail')])

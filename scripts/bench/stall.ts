@@ -3,7 +3,10 @@
 // in the same run. Targets: worst live latency under 50 ms, throughput at least 50 % of the undisturbed run. Issue 25
 // adds the server's peak RSS above its level before each case (target: under 256 MB).
 //
-// Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000] [--only TEXT (cases whose name contains it)]
+// Large bodies: 6–7 MiB template bodies (escapes, millions of values, and without a token), parsed in the JSON worker
+// and refused before the body is read without credentials (docs/benchmarks.md, "Large bodies").
+//
+// Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000] [--only TEXT (cases of every table whose name contains it)]
 import { Database } from 'bun:sqlite'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -348,12 +351,68 @@ async function measureWithMemory(heavy: () => Promise<unknown>): Promise<Measure
   return { ...measured, rssBeforeMb: Math.round(before / 1024), peakAboveMb: Math.round((statusKib('VmHWM') - before) / 1024) }
 }
 
+// ------------------------------------------------------------------ large JSON bodies (the 7 MiB template routes)
+// Template bodies may be 7 MiB (a 1 MiB template, however its JSON escapes it). The worst JSON for the parser: 6 MB of
+// `\u0001` escapes (decoding them held the event loop 40–130 ms when parsed on the request thread), millions of numbers
+// or of empty objects in a field the route drops. Each body is refused after parsing (422: `html` too long or not a
+// string), so nothing is stored; one loop sends the escapes without a token (401 before the body is read).
+
+async function largeBodyAttacks(): Promise<Record<string, () => Promise<unknown>>> {
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Stall templates', version: '1' },
+    servers: [{ url: 'https://api.example.com' }],
+    paths: { '/page': { get: { operationId: 'page', responses: { '200': { description: 'ok' } } } } },
+  }
+  const form = new FormData()
+  form.append('file', new File([JSON.stringify(document)], 'templates.json', { type: 'application/json' }))
+  form.append('api_name', 'stall-templates')
+  const imported = await fetch(`${base}/api/spec_from_file/`, { method: 'POST', headers: { authorization: `Bearer ${member}` }, body: form })
+  if (imported.status !== 201) throw new Error(`large bodies: import ${imported.status} ${await imported.text()}`)
+  const path = `${base}/api/ui-templates/stall-templates/operations/page`
+  const MiB = 1024 * 1024
+  const send = (body: string, expected: number, token?: string) => async () => {
+    const response = await fetch(path, {
+      method: 'POST',
+      headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' },
+      body,
+    })
+    await response.arrayBuffer()
+    if (response.status !== expected) throw new Error(`large body: ${response.status}, expected ${expected}`)
+    return { status: response.status }
+  }
+  const escapes = JSON.stringify({ html: '\u0001'.repeat(MiB + 1) })
+  const numbers = `{"html":1,"a":[${'0,'.repeat(Math.floor((7 * MiB - 40) / 2) - 1)}0]}`
+  const objects = `{"html":1,"a":[${'{},'.repeat(Math.floor((7 * MiB - 40) / 3) - 1)}{}]}`
+  return {
+    'large body: a template of 1 MiB + 1 byte of U+0001 (6 MiB of \\u0001 escapes; 422 after parsing)': send(escapes, 422, member),
+    'large body: the same 6 MiB without a token (401)': send(escapes, 401),
+    'large body: 3.6M numbers in a dropped field (7 MiB; 422 after parsing)': send(numbers, 422, member),
+    'large body: 2.4M empty objects in a dropped field (7 MiB; 422 after parsing)': send(objects, 422, member),
+  }
+}
+
+console.log('')
+console.log(
+  '| large body looped by one member | /me req/s (vs none) | worst /api/health/live ms | peak RSS above before (before) MB | heavy requests done | last answer |',
+)
+console.log('|---|---|---|---|---|---|')
+for (const [name, heavy] of Object.entries(await largeBodyAttacks())) {
+  if (opts.only && !name.includes(opts.only)) continue
+  const calm = await measure(null)
+  const loaded = await measureWithMemory(heavy)
+  console.log(
+    `| ${name} | ${loaded.rps.toFixed(0)} (${((loaded.rps / calm.rps) * 100).toFixed(0)} % of ${calm.rps.toFixed(0)}) | ${loaded.worstLiveMs.toFixed(1)} (calm ${calm.worstLiveMs.toFixed(1)}) | ${loaded.peakAboveMb} (${loaded.rssBeforeMb}) | ${loaded.heavyRequests} | ${loaded.lastAnswer} |`,
+  )
+}
+
 console.log('')
 console.log(
   '| argument check looped by one member | first call ms | /me req/s (vs none) | worst /api/health/live ms | peak RSS above before (before) MB | heavy requests done | targets met |',
 )
 console.log('|---|---|---|---|---|---|---|')
 for (const [name, heavy] of Object.entries(await argumentCheckAttacks())) {
+  if (opts.only && !name.includes(opts.only)) continue
   // The operation's first call parses and indexes its schema (once per operation and revision): timed on its own.
   const started = performance.now()
   await heavy()

@@ -571,6 +571,20 @@ describe('agentbox serve over real HTTP (one instance, in order)', () => {
     expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' })
   })
 
+  test('JSON bodies over 256 KiB are parsed in the JSON worker inside the binary: the same answers as small ones', async () => {
+    const headers = { 'content-type': 'application/json' }
+    const pad = 'x'.repeat(400 * 1024)
+    const malformed = await http(server, 'POST', '/api/auth/login', { raw: `{"email":"${pad}"} trailing`, headers })
+    expect(malformed.status).toBe(422)
+    expect(malformed.body).toEqual((await http(server, 'POST', '/api/auth/login', { raw: '{"email":"x"} trailing', headers })).body)
+    const notObject = await http(server, 'POST', '/api/auth/login', { raw: JSON.stringify([pad]), headers })
+    expect(notObject.body.detail[0]).toMatchObject({ loc: ['body'], msg: 'Input should be an object', type: 'model_type' })
+    // A well-formed large body reaches the route, whose schema answers.
+    const parsed = await http(server, 'POST', '/api/auth/login', { raw: JSON.stringify({ email: pad, password: 'y' }), headers })
+    expect(parsed.status).toBe(422)
+    expect(parsed.body.detail[0].loc).toEqual(['body', 'email'])
+  })
+
   test('a 2 MiB body is 413', async () => {
     const res = await http(server, 'POST', '/api/auth/login', {
       raw: JSON.stringify({ email: 'x'.repeat(2 * 1024 * 1024), password: 'y' }),

@@ -4,6 +4,7 @@
 // a caller without one learns nothing of the body.
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../../platform/auth/guard.ts'
+import { BEFORE_BODY_KEY, type BeforeBodyCheck } from '../../platform/http/before-body.ts'
 import { SECURITY_SCHEMES_KEY, type RouteDescription } from '../../platform/http/openapi-document.ts'
 import type { PublicOrigin } from '../../platform/http/public-origin.ts'
 import type { GptActions } from './actions.ts'
@@ -36,13 +37,24 @@ const JSON_HEADERS = { 'content-type': 'application/json' }
 const CALLER = Symbol('gpt caller')
 type KeyedContext = { request: Request; [CALLER]?: GptCaller }
 
-/** `{ gptKey: true }` on a route: the GPT's key in transform (401/429 before validation), the caller in `gpt`. */
+/**
+ * `{ gptKey: true }` on a route: the GPT's key checked before the body is read (401/429 without reading it; the body
+ * parser runs the BEFORE_BODY_KEY check) or, for a request without a body, in transform; the caller in `gpt`.
+ */
 function gptKeyGuard(keys: GptKeyAuthenticator) {
+  const callers = new WeakMap<Request, GptCaller>()
+  const beforeBody: BeforeBodyCheck = async (request) => {
+    callers.set(request, await keys.authenticate(request))
+  }
   return new Elysia({ name: 'gpt-key-guard' }).macro({
     gptKey: (_enabled: true) => ({
-      detail: { security: [{ [GPT_KEY_SCHEME]: [] }, { [GPT_BEARER_SCHEME]: [] }], [SECURITY_SCHEMES_KEY]: GPT_SECURITY_SCHEMES },
+      detail: {
+        security: [{ [GPT_KEY_SCHEME]: [] }, { [GPT_BEARER_SCHEME]: [] }],
+        [SECURITY_SCHEMES_KEY]: GPT_SECURITY_SCHEMES,
+        [BEFORE_BODY_KEY]: beforeBody,
+      },
       async transform(context: KeyedContext) {
-        context[CALLER] = await keys.authenticate(context.request)
+        context[CALLER] = callers.get(context.request) ?? (await keys.authenticate(context.request))
       },
       resolve(context: KeyedContext) {
         return { gpt: context[CALLER] as GptCaller }

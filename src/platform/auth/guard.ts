@@ -1,5 +1,6 @@
-// The `auth` route option: authenticates before the body is validated, enforces the role and the licence's write block.
+// The `auth` route option: authenticates before the body is read, enforces the role and the licence's write block.
 import { Elysia } from 'elysia'
+import { BEFORE_BODY_KEY, type BeforeBodyCheck } from '../http/before-body.ts'
 import { HttpError } from '../http/http-error.ts'
 import { forbidden } from '../errors.ts'
 import type { Authenticate, Principal } from './principal.ts'
@@ -43,8 +44,10 @@ export const AUTH_REQUIREMENT_KEY = 'x-agentbox-auth'
 
 /**
  * Use as `{ auth: 'member' }`, `{ auth: 'admin' }` or `{ auth: { role, whenLicenseLapsed } }`.
- * The check runs in `transform`, which Elysia runs before schema validation: an anonymous caller gets 401,
- * not a 422 that describes the body it may not send.
+ * A request with a body is admitted by the body parser before it reads a byte (the route's BEFORE_BODY_KEY check): an
+ * anonymous caller gets 401 without the server reading or parsing up to 7 MiB of JSON or 32 MiB of upload, and a member
+ * 403 on an admin route. `transform` (which Elysia runs after the parser and before schema validation) admits the
+ * requests the parser did not see (GET, HEAD) and finds the others already admitted: one lookup a request either way.
  */
 export function authGuard({ authenticate, licenseLapsed, synchronous }: GuardOptions) {
   return new Elysia({ name: 'auth-guard' }).macro({
@@ -59,16 +62,19 @@ export function authGuard({ authenticate, licenseLapsed, synchronous }: GuardOpt
         }
         admitted.set(request, principal)
       }
+      const beforeBody: BeforeBodyCheck = synchronous
+        ? (request) => admit(request, principalOf(request) as Principal)
+        : async (request) => admit(request, await principalOf(request))
       return {
-        detail: { security: [{ bearer: [] }], [AUTH_REQUIREMENT_KEY]: { role, whenLicenseLapsed } },
+        detail: { security: [{ bearer: [] }], [AUTH_REQUIREMENT_KEY]: { role, whenLicenseLapsed }, [BEFORE_BODY_KEY]: beforeBody },
         // Elysia awaits a transform only if it is an async function (it reads the source), so the guard has two: on
         // SQLite authentication is synchronous, and no promise (nor an extra turn) is added to every request.
         transform: synchronous
           ? ({ request }: { request: Request }) => {
-              admit(request, principalOf(request) as Principal)
+              if (!admitted.has(request)) admit(request, principalOf(request) as Principal)
             }
           : async ({ request }: { request: Request }) => {
-              admit(request, await principalOf(request))
+              if (!admitted.has(request)) admit(request, await principalOf(request))
             },
         resolve({ request }: { request: Request }) {
           return { principal: admitted.get(request) as Principal }

@@ -1,6 +1,11 @@
 // Reads request bodies with a size cap and parses JSON leniently by content type (curl -d sends form content types).
+import type { BeforeBodyCheck } from './before-body.ts'
 import { HttpError } from './http-error.ts'
+import { createJsonWorkerParser, type JsonParser } from './json-off-thread.ts'
+import { MAX_LARGE_BODY_VALUES, parseJsonBytes } from './json-text.ts'
 import { requestContext } from './request-context.ts'
+
+export { MAX_JSON_DEPTH, nestsDeeperThan } from './json-text.ts'
 
 const TOO_LARGE = 'Request body too large'
 
@@ -20,6 +25,14 @@ export interface BodyLimits {
   readonly ownBody?: RegExp
   /** Whether a route takes multipart/form-data (a file upload); any other route's body must be JSON. Default: every route. */
   readonly acceptsMultipart?: (method: string, path: string) => boolean
+  /**
+   * What a route checks before its body is read (before-body.ts), by method and declared route path: who is calling.
+   * Its 401 (or 403, 402, 429) answers the request with the body unread.
+   */
+  readonly beforeBody?: (method: string, route: string) => BeforeBodyCheck | undefined
+  /** Where bodies above `offThreadBytes` (default OFF_THREAD_JSON_BYTES) are parsed; default: the JSON worker. */
+  readonly offThreadParser?: JsonParser
+  readonly offThreadBytes?: number
 }
 
 /**
@@ -48,40 +61,17 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true })
-
 function jsonInvalid(message: string): HttpError {
   return new HttpError(422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: message } }])
 }
 
-/** The deepest nesting of arrays and objects a JSON body may have; no request of the API needs more than a dozen levels. */
-export const MAX_JSON_DEPTH = 128
-
 /**
- * True when the JSON text nests arrays and objects deeper than `max`: one pass over the characters, strings skipped.
- * Run before JSON.parse, because every later walk of the value (schema checks, cleaning, cloning) recurses: 100,000
- * levels blocked the server for a second and then failed with a 500.
+ * Bodies larger than this are parsed in the JSON worker (json-off-thread.ts), smaller ones here. Up to 256 KiB parsing
+ * holds the thread at most ~4 ms (empty objects, the worst shape) and under 1 ms for text, while the trip to the worker
+ * adds 0.3–1 ms of latency; above it the inline parse grows to 28 ms at 1 MiB and 130 ms at 7 MiB
+ * (scripts/bench/json-bodies.ts, docs/benchmarks.md "Large bodies").
  */
-export function nestsDeeperThan(text: string, max: number): boolean {
-  if (text.length <= max) return false
-  let depth = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 0x22) {
-      // Inside a string: skip to its closing quote, stepping over escapes.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i)
-        if (d === 0x5c) i++
-        else if (d === 0x22) break
-      }
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--
-    }
-  }
-  return false
-}
+export const OFF_THREAD_JSON_BYTES = 256 * 1024
 
 /** A path's own upload cap; `/a/` and `/a` are one route to the router, so they are one path here too. */
 function largeUploadLimit(limits: BodyLimits, path: string): number | undefined {
@@ -99,8 +89,14 @@ const UNREAD = Object.freeze({})
  * take uploads; everything else must be JSON (or empty), whatever Content-Type the client claimed.
  */
 export function createBodyParser(limits: BodyLimits) {
-  return async function parseRequestBody({ request, contentType }: { request: Request; contentType: string }) {
+  const offThreadBytes = limits.offThreadBytes ?? OFF_THREAD_JSON_BYTES
+  let offThread = limits.offThreadParser
+  // `route` is the matched route's declared path; naming it here makes Elysia set it on every request's context.
+  return async function parseRequestBody({ request, contentType, route }: { request: Request; contentType: string; route: string }) {
     if (request.method === 'GET' || request.method === 'HEAD') return undefined
+    // On SQLite the check is synchronous: no promise to wait for, no extra turn.
+    const checking = limits.beforeBody?.(request.method, route)?.(request)
+    if (checking) await checking
     const path = new URL(request.url).pathname
     // A value (not undefined) stops Elysia from trying its own parsers; the stream stays unread for the route.
     if (limits.ownBody?.test(path)) return UNREAD
@@ -117,19 +113,11 @@ export function createBodyParser(limits: BodyLimits) {
     }
     const bytes = await readBodyLimited(request, limits.largeJson?.(request.method, path) ?? limits.json)
     if (bytes.byteLength === 0) return undefined
-    let text: string
-    try {
-      text = decoder.decode(bytes)
-    } catch {
-      throw jsonInvalid('Body is not valid UTF-8')
-    }
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw jsonInvalid(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch (error) {
-      throw jsonInvalid((error as Error).message)
-    }
+    // A body over the API's JSON cap (a template's, up to 7 MiB) may hold only so many values: see MAX_LARGE_BODY_VALUES.
+    const maxValues = bytes.byteLength > limits.json ? MAX_LARGE_BODY_VALUES : undefined
+    const result = bytes.byteLength > offThreadBytes ? await (offThread ??= createJsonWorkerParser())(bytes, maxValues) : parseJsonBytes(bytes, maxValues)
+    if (!result.ok) throw jsonInvalid(result.error)
+    const parsed = result.value
     // Every JSON body of the API is an object. Checked here, not left to the route schemas: Elysia converts `42`,
     // `true` or `null` into `{}` for a schema whose fields are all optional and one of them numeric, so such a body
     // passed as "no changes" (or as an empty run input). A transport that takes arrays (JSON-RPC batches) parses its own.

@@ -1,6 +1,7 @@
 // Builds the OpenAPI 3.1.0 document from the application's routes: the schemas that validate requests, the guard's requirements and the error contract (docs/api.md "Conventions").
 import { OptionalKind } from '@sinclair/typebox'
 import { AUTH_REQUIREMENT_KEY, type AuthRequirement } from '../auth/guard.ts'
+import { BEFORE_BODY_KEY } from './before-body.ts'
 import { isMultipartBody, isNoContent, toOpenApiSchema } from './openapi-schema.ts'
 
 type JsonObject = Record<string, unknown>
@@ -137,6 +138,7 @@ function operation(route: RouteDescription, usedResponses: Set<string>, security
     hide: _hide,
     responses: declared,
     [AUTH_REQUIREMENT_KEY]: auth,
+    [BEFORE_BODY_KEY]: _beforeBody,
     [SECURITY_SCHEMES_KEY]: schemes,
     ...detail
   } = (route.hooks.detail ?? {}) as JsonObject
