@@ -1,5 +1,5 @@
 // Interaction summaries: counts per time bucket, aggregated in SQL from the daily rollup (organisation) or the per-user index.
-import { isoWeekOfDay, kindOf } from '../../platform/db/dialect.ts'
+import { firstRowsWithTies, isoWeekOfDay, kindOf } from '../../platform/db/dialect.ts'
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -39,16 +39,13 @@ const CHUNK_SLOW_MS = 4
 /**
  * On PostgreSQL a chunk's query is a round trip to another process, during which the event loop turns (the driver
  * parses the rows as they arrive, a socket read at a time): what holds the loop is our work on the rows, and what
- * costs is the number of round trips. So there the next chunk is sized by the rows the last one held per day, to
- * about ROWS_PER_CHUNK rows (a few milliseconds of work), and a member's year is two queries instead of five.
+ * costs is the number of round trips. So there a chunk is bounded by rows, not days: it reads from its first day to
+ * the end of the range, at most ROWS_PER_CHUNK non-empty rollup rows and every other row of the last day it reaches
+ * (whole days: a day's counts never span two chunks). A member's year, or a small organisation's, is one statement;
+ * a busy organisation's chunks stay at a few milliseconds of work, however many titles a day holds.
  */
 const ROWS_PER_CHUNK = 4000
-const MAX_CHUNK_DAYS_BY_ROWS = 1000
 
-function nextChunkByRows(rows: number, daysRead: number, chunkDays: number): number {
-  if (rows === 0) return Math.min(MAX_CHUNK_DAYS_BY_ROWS, chunkDays * 2)
-  return Math.max(1, Math.min(MAX_CHUNK_DAYS_BY_ROWS, Math.floor((ROWS_PER_CHUNK * daysRead) / rows)))
-}
 /** Chunks and the JSON written hold the event loop at most about this long between turns (a member's year: none). */
 const TURN_EVERY_MS = 2
 /**
@@ -75,6 +72,9 @@ interface BucketCount {
   bucket: string
   api_title: string
   n: number
+  /** By rows (PostgreSQL), grouped frames: the rollup rows summed into this count, and the last day among them. */
+  rows?: number
+  last_day?: string
 }
 
 interface Range {
@@ -124,8 +124,13 @@ function chunkQuery(
   ofUser: boolean,
   span: { first: string; last: string; user: string | null },
   titles: string[],
+  byRows: boolean,
 ) {
   const bucket = bucketOfDay(db, frame)
+  const nonEmpty = sql.lit(0)
+  // By rows (PostgreSQL): the first ROWS_PER_CHUNK non-empty rows by day, with the rest of the last day. Only rows
+  // that count are counted (n > 0: rows emptied by retention hold 0 until removed), so every row read lands in a
+  // bucket of the answer and the rows' count says whether the chunk was cut.
   const daily = ofUser
     ? db
         .selectFrom('interaction_user_daily_usage')
@@ -134,13 +139,24 @@ function chunkQuery(
         .where('day', '>=', span.first)
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
+        .$if(byRows, (qb) =>
+          qb
+            .where('n', '>', nonEmpty)
+            .orderBy('day')
+            .modifyEnd(firstRowsWithTies(kindOf(db), ROWS_PER_CHUNK)),
+        )
     : db
         .selectFrom('interaction_daily_usage')
         .select(['day', 'api_title', 'n'])
         .where('day', '>=', span.first)
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-  const nonEmpty = sql.lit(0)
+        .$if(byRows, (qb) =>
+          qb
+            .where('n', '>', nonEmpty)
+            .orderBy('day')
+            .modifyEnd(firstRowsWithTies(kindOf(db), ROWS_PER_CHUNK)),
+        )
   // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller), read in key order
   // (the rollups' primary key: no sort) and written out as they come: half what SQLite's aggregate cost, and no merging.
   if (frame === 'daily' && type === 'api_usage')
@@ -151,7 +167,10 @@ function chunkQuery(
       .orderBy('d.day')
       .orderBy('d.api_title')
       .$castTo<BucketCount>()
-  const grouped = db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
+  const grouped = db
+    .selectFrom(daily.as('d'))
+    .select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
+    .$if(byRows, (qb) => qb.select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.max('d.day').as('last_day')]))
   if (type === 'total')
     return grouped
       .select(sql<string>`''`.as('api_title'))
@@ -165,7 +184,7 @@ function chunkQuery(
     .$castTo<BucketCount>()
 }
 
-/** The compiled chunk queries, by time frame, type and scope (12 at most). */
+/** The compiled chunk queries, by time frame, type, scope and chunking (24 at most). */
 const compiledChunks = new Map<string, (db: Kysely<Database>, values: { first: string; last: string; user: string | null }) => Promise<BucketCount[]>>()
 
 /** JSON.stringify for titles, once per title however many buckets it appears in. */
@@ -284,14 +303,24 @@ export class SummaryService {
     for (let chunkStart = startOfDay(startMs); chunkStart <= endMs; ) {
       let began = performance.now()
       const firstDay = dayKey(chunkStart)
-      const lastEnd = Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
+      // By rows, a chunk asks for the rest of the range and gets whole days up to ROWS_PER_CHUNK rows.
+      const lastEnd = byRows ? endMs : Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
       const lastDay = dayKey(lastEnd)
-      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay)
+      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay, byRows)
       // PostgreSQL: the wait for the rows did not hold the loop; the work on them does.
       if (byRows) began = performance.now()
-      if (daily) daily.add(rows)
-      else
+      let read = 0
+      let lastRead = ''
+      if (daily) {
+        daily.add(rows)
+        read = rows.length
+        lastRead = rows.at(-1)?.bucket ?? ''
+      } else
         for (const row of rows) {
+          if (byRows) {
+            read += Number(row.rows)
+            if (row.last_day! > lastRead) lastRead = row.last_day!
+          }
           if (type === 'total') {
             // Number(): SQLite's sum() is a number, but other drivers give an integer sum as a bigint or text.
             totals.set(row.bucket, (totals.get(row.bucket) ?? 0) + Number(row.n))
@@ -302,11 +331,14 @@ export class SummaryService {
           titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + Number(row.n))
         }
       const took = performance.now() - began
-      const daysRead = Math.floor((lastEnd - chunkStart) / DAY_MS) + 1
-      chunkStart += chunkDays * DAY_MS
-      if (byRows) chunkDays = nextChunkByRows(rows.length, daysRead, chunkDays)
-      else if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
-      else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))
+      if (byRows) {
+        // Fewer rows than the bound: the range is read. Otherwise the chunk ended with a whole day; on from the next.
+        chunkStart = read < ROWS_PER_CHUNK ? endMs + 1 : Date.parse(`${lastRead}T00:00:00.000Z`) + DAY_MS
+      } else {
+        chunkStart += chunkDays * DAY_MS
+        if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
+        else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))
+      }
       if (await SUMMARIES_SHARE.after(took)) turns.rested()
       else await turns.maybe()
     }
@@ -342,14 +374,22 @@ export class SummaryService {
    * filter (the usual request) the query is compiled once per time frame, type and scope: building it cost about what
    * SQLite takes to answer a member's month.
    */
-  async #chunk(frame: TimeFrame, type: SummaryType, userId: string | null, titles: string[], firstDay: string, lastDay: string): Promise<BucketCount[]> {
+  async #chunk(
+    frame: TimeFrame,
+    type: SummaryType,
+    userId: string | null,
+    titles: string[],
+    firstDay: string,
+    lastDay: string,
+    byRows: boolean,
+  ): Promise<BucketCount[]> {
     const span = { first: firstDay, last: lastDay, user: userId }
-    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles).execute()
-    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}` as const
+    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles, byRows).execute()
+    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'} ${byRows ? 'by rows' : 'by days'}` as const
     let compiled = compiledChunks.get(key)
     if (!compiled) {
       compiled = compileOnce<Database, keyof typeof span, BucketCount>(['first', 'last', 'user'], (db, p) =>
-        chunkQuery(db, frame, type, userId !== null, p, []),
+        chunkQuery(db, frame, type, userId !== null, p, [], byRows),
       )
       compiledChunks.set(key, compiled)
     }
