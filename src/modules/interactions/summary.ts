@@ -1,5 +1,5 @@
 // Interaction summaries: counts per time bucket, aggregated in SQL from the daily rollup (organisation) or the per-user index.
-import { firstRowsWithTies, isoWeekOfDay, kindOf } from '../../platform/db/dialect.ts'
+import { isoWeekOfDay, kindOf } from '../../platform/db/dialect.ts'
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -39,13 +39,22 @@ const CHUNK_SLOW_MS = 4
 /**
  * On PostgreSQL a chunk's query is a round trip to another process, during which the event loop turns (the driver
  * parses the rows as they arrive, a socket read at a time): what holds the loop is our work on the rows, and what
- * costs is the number of round trips. So there a chunk is bounded by rows, not days: it reads from its first day to
- * the end of the range, at most ROWS_PER_CHUNK non-empty rollup rows and every other row of the last day it reaches
- * (whole days: a day's counts never span two chunks). A member's year, or a small organisation's, is one statement;
- * a busy organisation's chunks stay at a few milliseconds of work, however many titles a day holds.
+ * costs is the number of round trips. So there the next chunk is sized by the rows the last one held per day, to
+ * about ROWS_PER_CHUNK rows (a few milliseconds of work), and a member's year is two queries instead of five.
  */
 const ROWS_PER_CHUNK = 4000
+const MAX_CHUNK_DAYS_BY_ROWS = 1000
+/**
+ * Before any of that, PostgreSQL is asked for the whole range at once, at most ROWS_PER_CHUNK + 1 rollup rows: when
+ * the range holds no more than ROWS_PER_CHUNK (a member's year, a small organisation's), that one statement is the
+ * answer, where chunks cost two to four round trips. When it holds more, the statement read that many rows and was
+ * cut somewhere in the range; its rows are dropped and the range is read in chunks as above.
+ */
 
+function nextChunkByRows(rows: number, daysRead: number, chunkDays: number): number {
+  if (rows === 0) return Math.min(MAX_CHUNK_DAYS_BY_ROWS, chunkDays * 2)
+  return Math.max(1, Math.min(MAX_CHUNK_DAYS_BY_ROWS, Math.floor((ROWS_PER_CHUNK * daysRead) / rows)))
+}
 /** Chunks and the JSON written hold the event loop at most about this long between turns (a member's year: none). */
 const TURN_EVERY_MS = 2
 /**
@@ -72,9 +81,8 @@ interface BucketCount {
   bucket: string
   api_title: string
   n: number
-  /** By rows (PostgreSQL), grouped frames: the rollup rows summed into this count, and the last day among them. */
+  /** The whole range at once (PostgreSQL), grouped frames: the rollup rows summed into this count. */
   rows?: number
-  last_day?: string
 }
 
 interface Range {
@@ -124,13 +132,16 @@ function chunkQuery(
   ofUser: boolean,
   span: { first: string; last: string; user: string | null },
   titles: string[],
-  byRows: boolean,
+  atOnce: boolean,
 ) {
   const bucket = bucketOfDay(db, frame)
   const nonEmpty = sql.lit(0)
-  // By rows (PostgreSQL): the first ROWS_PER_CHUNK non-empty rows by day, with the rest of the last day. Only rows
-  // that count are counted (n > 0: rows emptied by retention hold 0 until removed), so every row read lands in a
-  // bucket of the answer and the rows' count says whether the chunk was cut.
+  // At once (PostgreSQL): the rows that count (n > 0: rows emptied by retention hold 0 until removed), at most one more
+  // than a chunk holds, so that the rows read say whether the range fits.
+  const atMost = (rows: number) => sql.lit(rows)
+  // Daily counts are read in key order; asked so inside the limit too, PostgreSQL reads them in the primary key's order
+  // (where a limit without it made it scan, then sort).
+  const inKeyOrder = frame === 'daily' && type === 'api_usage'
   const daily = ofUser
     ? db
         .selectFrom('interaction_user_daily_usage')
@@ -139,24 +150,14 @@ function chunkQuery(
         .where('day', '>=', span.first)
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        .$if(byRows, (qb) =>
-          qb
-            .where('n', '>', nonEmpty)
-            .orderBy('day')
-            .modifyEnd(firstRowsWithTies(kindOf(db), ROWS_PER_CHUNK)),
-        )
+        .$if(atOnce, (qb) => qb.where('n', '>', nonEmpty).$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title')).limit(atMost(ROWS_PER_CHUNK + 1)))
     : db
         .selectFrom('interaction_daily_usage')
         .select(['day', 'api_title', 'n'])
         .where('day', '>=', span.first)
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        .$if(byRows, (qb) =>
-          qb
-            .where('n', '>', nonEmpty)
-            .orderBy('day')
-            .modifyEnd(firstRowsWithTies(kindOf(db), ROWS_PER_CHUNK)),
-        )
+        .$if(atOnce, (qb) => qb.where('n', '>', nonEmpty).$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title')).limit(atMost(ROWS_PER_CHUNK + 1)))
   // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller), read in key order
   // (the rollups' primary key: no sort) and written out as they come: half what SQLite's aggregate cost, and no merging.
   if (frame === 'daily' && type === 'api_usage')
@@ -170,7 +171,7 @@ function chunkQuery(
   const grouped = db
     .selectFrom(daily.as('d'))
     .select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
-    .$if(byRows, (qb) => qb.select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.max('d.day').as('last_day')]))
+    .$if(atOnce, (qb) => qb.select((eb) => eb.fn.countAll<number>().as('rows')))
   if (type === 'total')
     return grouped
       .select(sql<string>`''`.as('api_title'))
@@ -184,7 +185,7 @@ function chunkQuery(
     .$castTo<BucketCount>()
 }
 
-/** The compiled chunk queries, by time frame, type, scope and chunking (24 at most). */
+/** The compiled chunk queries, by time frame, type, scope, and whether the range is asked at once (24 at most). */
 const compiledChunks = new Map<string, (db: Kysely<Database>, values: { first: string; last: string; user: string | null }) => Promise<BucketCount[]>>()
 
 /** JSON.stringify for titles, once per title however many buckets it appears in. */
@@ -299,28 +300,33 @@ export class SummaryService {
     const daily = frame === 'daily' && type === 'api_usage' ? new DailyBodies() : null
     let chunkDays: number = FIRST_CHUNK_DAYS[userId === null ? 'organisation' : 'user']
     const byRows = kindOf(this.#db) === 'postgres'
+    let atOnce = byRows
     const turns = new EventLoopTurns(TURN_EVERY_MS)
     for (let chunkStart = startOfDay(startMs); chunkStart <= endMs; ) {
       let began = performance.now()
       const firstDay = dayKey(chunkStart)
-      // By rows, a chunk asks for the rest of the range and gets whole days up to ROWS_PER_CHUNK rows.
-      const lastEnd = byRows ? endMs : Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
+      const lastEnd = atOnce ? endMs : Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
       const lastDay = dayKey(lastEnd)
-      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay, byRows)
+      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay, atOnce)
       // PostgreSQL: the wait for the rows did not hold the loop; the work on them does.
       if (byRows) began = performance.now()
-      let read = 0
-      let lastRead = ''
-      if (daily) {
-        daily.add(rows)
-        read = rows.length
-        lastRead = rows.at(-1)?.bucket ?? ''
-      } else
+      if (atOnce) {
+        atOnce = false
+        let read = rows.length
+        if (!daily) {
+          read = 0
+          for (const row of rows) read += Number(row.rows)
+        }
+        if (read > ROWS_PER_CHUNK) {
+          // More than a chunk's worth, cut somewhere: dropped, and the range read in chunks from its start.
+          if (await SUMMARIES_SHARE.after(performance.now() - began)) turns.rested()
+          else await turns.maybe()
+          continue
+        }
+      }
+      if (daily) daily.add(rows)
+      else
         for (const row of rows) {
-          if (byRows) {
-            read += Number(row.rows)
-            if (row.last_day! > lastRead) lastRead = row.last_day!
-          }
           if (type === 'total') {
             // Number(): SQLite's sum() is a number, but other drivers give an integer sum as a bigint or text.
             totals.set(row.bucket, (totals.get(row.bucket) ?? 0) + Number(row.n))
@@ -331,14 +337,11 @@ export class SummaryService {
           titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + Number(row.n))
         }
       const took = performance.now() - began
-      if (byRows) {
-        // Fewer rows than the bound: the range is read. Otherwise the chunk ended with a whole day; on from the next.
-        chunkStart = read < ROWS_PER_CHUNK ? endMs + 1 : Date.parse(`${lastRead}T00:00:00.000Z`) + DAY_MS
-      } else {
-        chunkStart += chunkDays * DAY_MS
-        if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
-        else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))
-      }
+      const daysRead = Math.floor((lastEnd - chunkStart) / DAY_MS) + 1
+      chunkStart = startOfDay(lastEnd) + DAY_MS
+      if (byRows) chunkDays = nextChunkByRows(rows.length, daysRead, chunkDays)
+      else if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
+      else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))
       if (await SUMMARIES_SHARE.after(took)) turns.rested()
       else await turns.maybe()
     }
@@ -381,15 +384,15 @@ export class SummaryService {
     titles: string[],
     firstDay: string,
     lastDay: string,
-    byRows: boolean,
+    atOnce: boolean,
   ): Promise<BucketCount[]> {
     const span = { first: firstDay, last: lastDay, user: userId }
-    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles, byRows).execute()
-    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'} ${byRows ? 'by rows' : 'by days'}` as const
+    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles, atOnce).execute()
+    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}${atOnce ? ' at once' : ''}` as const
     let compiled = compiledChunks.get(key)
     if (!compiled) {
       compiled = compileOnce<Database, keyof typeof span, BucketCount>(['first', 'last', 'user'], (db, p) =>
-        chunkQuery(db, frame, type, userId !== null, p, [], byRows),
+        chunkQuery(db, frame, type, userId !== null, p, [], atOnce),
       )
       compiledChunks.set(key, compiled)
     }

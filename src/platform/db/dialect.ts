@@ -121,13 +121,3 @@ export function caselessName(kind: DatabaseKind, column: string) {
 export function isoWeekOfDay(kind: DatabaseKind, column: string) {
   return kind === 'sqlite' ? sql<string>`strftime('%G-W%V', ${sql.ref(column)})` : sql<string>`to_char(cast(${sql.ref(column)} as date), 'IYYY-"W"IW')`
 }
-
-/**
- * Ends a query ordered by a column with "the first `rows` rows, and every row tying with the last of them"
- * (PostgreSQL's FETCH FIRST … WITH TIES): a read of whole days bounded by a row count. SQLite has no such clause;
- * its callers bound their reads by days instead.
- */
-export function firstRowsWithTies(kind: DatabaseKind, rows: number) {
-  if (kind !== 'postgres' || !Number.isSafeInteger(rows) || rows < 1) throw new Error('firstRowsWithTies: PostgreSQL and a positive row count only')
-  return sql.raw(`fetch first ${rows} rows with ties`)
-}
