@@ -155,12 +155,12 @@ export async function computeInsights(
   // tools (and, for a member, failures) and durations.
   //
   // On PostgreSQL (without an agent) every statement is a round trip to another process, and what the range costs
-  // there is mostly their number: so the whole range is read in one pass, one statement. Its per-day series (at most
-  // two rows a day, summed in the query), runs, active users, waiting gates and first page of decisions do not depend
-  // on which months are whole; the monthly or all-time reads do, so they are read for the usual answer (every coverage
-  // question quiet: "the last year" under a year's retention) in the same statement, and read again only when the
-  // answers say otherwise. What is left for rounds are the tools and durations of the days outside whole months (at
-  // most the two end months), usually none.
+  // there is mostly their number: so the whole range is read in one pass, one statement. Its per-day series (the
+  // organisation's two rows a day; a member's one, summed over titles in the query), runs, active users, waiting
+  // gates and first page of decisions do not depend on which months are whole; the monthly or all-time reads do, so
+  // they are read for the usual answer (every coverage question quiet: "the last year" under a year's retention) in
+  // the same statement, and read again only when the answers say otherwise. What is left for rounds are the tools and
+  // durations of the days outside whole months (at most the two end months), usually none.
   const onePass = agent === null && kindOf(db) === 'postgres'
   let whole: WholeMonths | null = null
   let prefetched: PrefetchedApprovals | undefined
