@@ -150,14 +150,24 @@ function chunkQuery(
         .where('day', '>=', span.first)
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        .$if(atOnce, (qb) => qb.where('n', '>', nonEmpty).$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title')).limit(atMost(ROWS_PER_CHUNK + 1)))
+        .$if(atOnce, (qb) =>
+          qb
+            .where('n', '>', nonEmpty)
+            .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
+            .limit(atMost(ROWS_PER_CHUNK + 1)),
+        )
     : db
         .selectFrom('interaction_daily_usage')
         .select(['day', 'api_title', 'n'])
         .where('day', '>=', span.first)
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        .$if(atOnce, (qb) => qb.where('n', '>', nonEmpty).$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title')).limit(atMost(ROWS_PER_CHUNK + 1)))
+        .$if(atOnce, (qb) =>
+          qb
+            .where('n', '>', nonEmpty)
+            .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
+            .limit(atMost(ROWS_PER_CHUNK + 1)),
+        )
   // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller), read in key order
   // (the rollups' primary key: no sort) and written out as they come: half what SQLite's aggregate cost, and no merging.
   if (frame === 'daily' && type === 'api_usage')
