@@ -177,7 +177,12 @@ describe('per-user rollup', () => {
     const summary = await t.request('POST', '/api/interaction/summary', { token: adminToken, body: { start_date: '2024-01-01', end_date: '2026-03-10' } })
     running = false
     expect(Object.keys(summary.body)).toHaveLength(800)
-    expect(Object.keys(summary.body['2024-01-01'])).toHaveLength(40)
+    // Every day whole and counted once, wherever the chunks were cut (on PostgreSQL the first statement, the whole
+    // range at once, holds more rows than a chunk and is dropped before the chunks are read).
+    for (const titles of Object.values(summary.body as Record<string, Record<string, number>>)) {
+      expect(Object.keys(titles)).toHaveLength(40)
+      expect(Object.values(titles).every((n) => n === 1)).toBe(true)
+    }
     expect(turns).toBeGreaterThanOrEqual(3)
   })
 })

@@ -14,6 +14,8 @@ import {
   APPROVAL_PAGE,
   approvalDecisions,
   type BucketCount,
+  type DayCalls,
+  type DayCount,
   type DayKindCount,
   organisationActiveDays,
   organisationDayDurations,
@@ -26,6 +28,7 @@ import {
   type ToolCount,
   userDayDurations,
   userDayKinds,
+  userDayCalls,
   userDayTools,
   userDurations,
   userMonthDurations,
@@ -131,19 +134,7 @@ export async function computeInsights(
     }
   }
 
-  // Whole calendar months come from the monthly rollups, or all of a member's stored interactions from their totals:
-  // tools (and, for a member, failures) and durations.
-  const whole = agent === null ? await coverage(db, user, fromMs, toMs) : null
-  if (whole) {
-    const months = { first: whole.firstMonth, last: whole.lastMonth, user }
-    const [toolRows, durationRows] = await readTogether(
-      db,
-      user === null
-        ? [organisationMonthTools.query(db, months), organisationMonthDurations.query(db, months)]
-        : whole.allTime
-          ? [userTools.query(db, months), userDurations.query(db, months)]
-          : [userMonthTools.query(db, months), userMonthDurations.query(db, months)],
-    )
+  const countWhole = (toolRows: ToolCount[], durationRows: BucketCount[]) => {
     for (const row of toolRows) {
       countTool(row)
       // The organisation's failures come from its (day, kind) rollup, a member's from their tools.
@@ -151,17 +142,92 @@ export async function computeInsights(
     }
     countDurations(durationRows)
   }
-  let chunkDays = FIRST_CHUNK_DAYS
+  const countDays = (dayRows: (DayKindCount & { errors?: number })[], runRows: { status: RunStatus; count: number }[], activeRows: DayCount[]) => {
+    for (const row of dayRows) {
+      countDay(row)
+      if (user === null) errors += Number(row.errors)
+    }
+    for (const row of activeRows) setActive(row)
+    for (const row of runRows) runs[row.status] += Number(row.count)
+  }
+
+  // Whole calendar months come from the monthly rollups, or all of a member's stored interactions from their totals:
+  // tools (and, for a member, failures) and durations.
+  //
+  // On PostgreSQL (without an agent) every statement is a round trip to another process, and what the range costs
+  // there is mostly their number: so the whole range is read in one pass, one statement. Its per-day series (the
+  // organisation's two rows a day; a member's one, summed over titles in the query), runs, active users, waiting
+  // gates and first page of decisions do not depend on which months are whole; the monthly or all-time reads do, so
+  // they are read for the usual answer (every coverage question quiet: "the last year" under a year's retention) in
+  // the same statement, and read again only when the answers say otherwise. What is left for rounds are the tools and
+  // durations of the days outside whole months (at most the two end months), usually none.
+  const onePass = agent === null && kindOf(db) === 'postgres'
+  let whole: WholeMonths | null = null
+  let prefetched: PrefetchedApprovals | undefined
+  let readBefore = false
   let took = 0
+  if (onePass) {
+    const range = { first: dayKey(fromMs), last: dayKey(toMs), user }
+    const questions = coverageQuestions(db, user, fromMs, toMs)
+    const guess = wholeMonthsOf(user, fromMs, toMs, new Map())
+    const guessReads = guess ? wholeReads(db, user, guess) : []
+    const [gatesRead, firstPageRead] = approvalReads(db, scope, fromMs, toMs)
+    const reads: CompiledQuery<unknown>[] = [
+      ...questions.map(([, query]) => query),
+      ...guessReads,
+      user === null ? organisationDayKinds.query(db, range) : userDayCalls.query(db, range),
+      runCountsQuery(db, range, null),
+      gatesRead,
+      firstPageRead,
+    ]
+    if (user === null) reads.push(organisationActiveDays.query(db, range))
+    const answers = (await readTogether(db, reads)) as unknown[][]
+    const began = performance.now()
+    let next = 0
+    const quiet = new Map(questions.map(([name]) => [name, answers[next++]!.length === 0]))
+    whole = wholeMonthsOf(user, fromMs, toMs, quiet)
+    const guessed = guessReads.map(() => answers[next++]!)
+    const dayRows = answers[next++]!
+    const runRows = answers[next++] as { status: RunStatus; count: number }[]
+    prefetched = { gates: answers[next++] as { count: number }[], firstPage: answers[next++] as { id: string; details: string }[] }
+    if (user === null) countDays(dayRows as (DayKindCount & { errors: number })[], runRows, answers[next++] as DayCount[])
+    else {
+      for (const row of dayRows as DayCalls[]) {
+        countDay({ day: row.day, kind: 'mcp_tool', n: Number(row.mcp_tool) })
+        countDay({ day: row.day, kind: 'api_action', n: Number(row.api_action) })
+      }
+      countDays([], runRows, [])
+    }
+    if (whole !== null) {
+      const [toolRows, durationRows] = sameMonths(guess, whole) ? guessed : await readTogether(db, wholeReads(db, user, whole))
+      countWhole(toolRows as ToolCount[], durationRows as BucketCount[])
+    }
+    took = performance.now() - began
+    readBefore = true
+  } else {
+    whole = agent === null ? await coverage(db, user, fromMs, toMs) : null
+    if (whole) {
+      const [toolRows, durationRows] = await readTogether(db, wholeReads(db, user, whole))
+      countWhole(toolRows as ToolCount[], durationRows as BucketCount[])
+    }
+  }
+  let chunkDays = FIRST_CHUNK_DAYS
   // On PostgreSQL a round's reads are a round trip to another process, which holds neither this thread nor the
   // database's lock on anything: what a round costs here is the work on its rows, timed from their arrival. Timed
   // from before the read, every round trip under load (a few ms) kept the chunks at a month or halved them, and a
   // member's year took a dozen round trips instead of four.
   const timedFromArrival = kindOf(db) === 'postgres'
   for (let start = fromMs; start <= toMs; ) {
-    if (start > fromMs) await betweenRounds(took)
-    let began = performance.now()
     const days = { first: dayKey(start), last: dayKey(Math.min(start + (chunkDays - 1) * DAY_MS, toMs)), user }
+    const parts = agent === null ? outside(days.first, days.last, whole).map(([first, last]) => ({ first, last, user })) : []
+    if (onePass && parts.length === 0) {
+      // Read in the one pass: nothing of these days is left.
+      start += chunkDays * DAY_MS
+      continue
+    }
+    if (readBefore) await betweenRounds(took)
+    readBefore = true
+    let began = performance.now()
     if (agent !== null) {
       // One agent: its tool rows hold everything (per day, failures, tools); the histogram has no monthly rollup.
       for (const row of await agentDayTools(db, days, agent.name)) {
@@ -175,31 +241,31 @@ export async function computeInsights(
     } else {
       // The round's reads in one round trip (PostgreSQL; readTogether): per day and kind, the tools and durations of
       // the days outside whole months, who was active (only the organisation asks: one person is active on the days
-      // they made calls, which the per-day counts already know), and the runs.
-      const parts = outside(days.first, days.last, whole).map(([first, last]) => ({ first, last, user }))
-      const reads: CompiledQuery<unknown>[] = [(user === null ? organisationDayKinds : userDayKinds).query(db, days), runCountsQuery(db, days, null)]
+      // they made calls, which the per-day counts already know), and the runs. After the one pass, only the tools
+      // and durations.
+      const reads: CompiledQuery<unknown>[] = onePass
+        ? []
+        : [(user === null ? organisationDayKinds : userDayKinds).query(db, days), runCountsQuery(db, days, null)]
       for (const span of parts)
         reads.push(
           (user === null ? organisationDayTools : userDayTools).query(db, span),
           (user === null ? organisationDayDurations : userDayDurations).query(db, span),
         )
-      if (user === null) reads.push(organisationActiveDays.query(db, days))
-      const [dayRows, runRows, ...partRows] = await readTogether(db, reads)
+      if (user === null && !onePass) reads.push(organisationActiveDays.query(db, days))
+      const answers = (await readTogether(db, reads)) as unknown[][]
       if (timedFromArrival) began = performance.now()
-      const activeRows = user === null ? partRows.pop()! : []
-      for (const row of dayRows as (DayKindCount & { errors?: number })[]) {
-        countDay(row)
-        if (user === null) errors += Number(row.errors)
+      if (!onePass) {
+        const [dayRows, runRows] = answers.splice(0, 2)
+        const activeRows = user === null ? answers.pop()! : []
+        countDays(dayRows as (DayKindCount & { errors?: number })[], runRows as { status: RunStatus; count: number }[], activeRows as DayCount[])
       }
-      for (let i = 0; i < partRows.length; i += 2) {
-        for (const row of partRows[i] as ToolCount[]) {
+      for (let i = 0; i < answers.length; i += 2) {
+        for (const row of answers[i] as ToolCount[]) {
           countTool(row)
           if (user !== null) errors += Number(row.errors)
         }
-        countDurations(partRows[i + 1] as BucketCount[])
+        countDurations(answers[i + 1] as BucketCount[])
       }
-      for (const row of activeRows as { day: string; count: number }[]) setActive(row)
-      for (const row of runRows as { status: RunStatus; count: number }[]) runs[row.status] += Number(row.count)
     }
     took = performance.now() - began
     start += chunkDays * DAY_MS
@@ -226,20 +292,38 @@ export async function computeInsights(
     duration_ms: { p50: nearestRank(durations, 50), p95: nearestRank(durations, 95) },
     active_users_per_day: dates.map((date, index) => ({ date, count: active[index]! })),
     workflow_runs: runs,
-    approvals: await approvals(db, scope, fromMs, toMs),
+    approvals: await approvals(db, scope, fromMs, toMs, prefetched),
   }
 }
 
+/** The waiting gates and the first page of decisions, read with the one pass (PostgreSQL). */
+interface PrefetchedApprovals {
+  gates: { count: number }[]
+  firstPage: { id: string; details: string }[]
+}
+
+const approvalBounds = (fromMs: number, toMs: number) => ({
+  since: `${dayKey(fromMs)}T00:00:00.000Z`,
+  until: `${dayKey(toMs + DAY_MS)}T00:00:00.000Z`,
+})
+
+/** The queries of the waiting gates and of the first page of decisions in the days. */
+function approvalReads(db: Kysely<Database>, scope: InsightsScope, fromMs: number, toMs: number) {
+  return [waitingGatesQuery(db, scope.userId, scope.agent?.id ?? null), approvalDecisions.query(db, { ...approvalBounds(fromMs, toMs), after: '' })] as const
+}
+
 /** Gates waiting now, and the median wait of the decisions taken in the days (from the audit log). */
-async function approvals(db: Kysely<Database>, scope: InsightsScope, fromMs: number, toMs: number): Promise<Insights['approvals']> {
+async function approvals(
+  db: Kysely<Database>,
+  scope: InsightsScope,
+  fromMs: number,
+  toMs: number,
+  prefetched?: PrefetchedApprovals,
+): Promise<Insights['approvals']> {
   const waits: number[] = []
-  const since = `${dayKey(fromMs)}T00:00:00.000Z`
-  const until = `${dayKey(toMs + DAY_MS)}T00:00:00.000Z`
-  // The gates waiting and the first page of decisions in one round trip (PostgreSQL).
-  const [[gates], firstPage] = await readTogether(db, [
-    waitingGatesQuery(db, scope.userId, scope.agent?.id ?? null),
-    approvalDecisions.query(db, { since, until, after: '' }),
-  ])
+  const { since, until } = approvalBounds(fromMs, toMs)
+  // The gates waiting and the first page of decisions in one round trip (PostgreSQL), unless read with the one pass.
+  const [[gates], firstPage] = prefetched ? [prefetched.gates, prefetched.firstPage] : await readTogether(db, approvalReads(db, scope, fromMs, toMs))
   const waiting = Number(gates?.count ?? 0)
   let after = ''
   // Decisions a page at a time (ids grow with time), a turn of the event loop between pages.
@@ -276,27 +360,47 @@ interface WholeMonths {
  * and no day of tools or durations. For a member with no interaction before or after the range, their totals.
  */
 async function coverage(db: Kysely<Database>, user: string | null, fromMs: number, toMs: number): Promise<WholeMonths | null> {
-  const from = new Date(fromMs)
-  const to = new Date(toMs)
-  let start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1)
-  let end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1, 1) - DAY_MS
-  // Every question asked at once (one round trip on PostgreSQL): whether the member has calls before or after the
-  // range, and whether the days of the end months outside it hold any.
+  // Every question asked at once (one round trip on PostgreSQL).
+  const asked = coverageQuestions(db, user, fromMs, toMs)
+  const answers = await readTogether(
+    db,
+    asked.map(([, query]) => query),
+  )
+  return wholeMonthsOf(user, fromMs, toMs, new Map(asked.map(([name], i) => [name, answers[i]!.length === 0])))
+}
+
+type CoverageQuestion = 'everBefore' | 'everAfter' | 'startMonth' | 'endMonth'
+
+/**
+ * What coverage asks, each a query that answers no row when the days are quiet: whether the member has calls before or
+ * after the range, and whether the days of the end months outside it hold any. Only the questions the range raises.
+ */
+function coverageQuestions(db: Kysely<Database>, user: string | null, fromMs: number, toMs: number): [CoverageQuestion, CompiledQuery<{ day: string }>][] {
+  const { start, end } = monthsAround(fromMs, toMs)
   const before = dayKey(fromMs - DAY_MS)
   const after = dayKey(toMs + DAY_MS)
-  const questions = {
+  const questions: Record<CoverageQuestion, CompiledQuery<{ day: string }> | null> = {
     everBefore: user === null ? null : quietDaysQuery(db, { first: '0000-01-01', last: before, user }),
     everAfter: user === null ? null : quietDaysQuery(db, { first: after, last: '9999-12-31', user }),
     startMonth: start < fromMs ? quietDaysQuery(db, { first: dayKey(start), last: before, user }) : null,
     endMonth: end > toMs ? quietDaysQuery(db, { first: after, last: dayKey(end), user }) : null,
   }
-  const asked = Object.entries(questions).filter((entry): entry is [string, CompiledQuery<{ day: string }>] => entry[1] !== null)
-  const answers = await readTogether(
-    db,
-    asked.map(([, query]) => query),
-  )
-  const quiet = new Map(asked.map(([name], i) => [name, answers[i]!.length === 0]))
-  if (user !== null && quiet.get('everBefore') && quiet.get('everAfter'))
+  return Object.entries(questions).filter((entry): entry is [CoverageQuestion, CompiledQuery<{ day: string }>] => entry[1] !== null)
+}
+
+/** The first day of the range's first month and the last day of its last month. */
+function monthsAround(fromMs: number, toMs: number): { start: number; end: number } {
+  const from = new Date(fromMs)
+  const to = new Date(toMs)
+  return { start: Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1), end: Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1, 1) - DAY_MS }
+}
+
+/** The whole months given which questions found their days quiet (a question not in `quiet` counts as quiet). */
+function wholeMonthsOf(user: string | null, fromMs: number, toMs: number, quiet: ReadonlyMap<CoverageQuestion, boolean>): WholeMonths | null {
+  const from = new Date(fromMs)
+  const to = new Date(toMs)
+  let { start, end } = monthsAround(fromMs, toMs)
+  if (user !== null && quiet.get('everBefore') !== false && quiet.get('everAfter') !== false)
     return { firstMonth: '', lastMonth: '', firstDay: dayKey(fromMs), lastDay: dayKey(toMs), allTime: true }
   if (quiet.get('startMonth') === false) start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1)
   if (quiet.get('endMonth') === false) end = Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), 1) - DAY_MS
@@ -308,6 +412,18 @@ async function coverage(db: Kysely<Database>, user: string | null, fromMs: numbe
     lastDay: dayKey(Math.min(end, toMs)),
     allTime: false,
   }
+}
+
+const sameMonths = (a: WholeMonths | null, b: WholeMonths) =>
+  a !== null && a.allTime === b.allTime && a.firstMonth === b.firstMonth && a.lastMonth === b.lastMonth
+
+/** The tools and the duration histogram that the whole months (or a member's totals) stand for. */
+function wholeReads(db: Kysely<Database>, user: string | null, whole: WholeMonths): [CompiledQuery<ToolCount>, CompiledQuery<BucketCount>] {
+  const months = { first: whole.firstMonth, last: whole.lastMonth, user }
+  if (user === null) return [organisationMonthTools.query(db, months), organisationMonthDurations.query(db, months)]
+  return whole.allTime
+    ? [userTools.query(db, months), userDurations.query(db, months)]
+    : [userMonthTools.query(db, months), userMonthDurations.query(db, months)]
 }
 
 /** The parts of the days [first, last] outside the whole months (zero, one or two ranges). */

@@ -72,6 +72,31 @@ export const userDayKinds = compiled<DayKindCount>((db, p) =>
     .where('day', '<=', p.last),
 )
 
+/** Calls of each kind on one day. */
+export interface DayCalls {
+  day: string
+  mcp_tool: number | null
+  api_action: number | null
+}
+/**
+ * One user's calls per day, each kind summed in the query (over titles): what a whole range read at once asks
+ * (PostgreSQL's one pass, compute.ts), one row a day however many titles the user called. Grouped by day alone, the
+ * rows come in the primary key's order and need no hash or sort.
+ */
+export const userDayCalls = compiled<DayCalls>((db, p) =>
+  db
+    .selectFrom('interaction_user_daily_usage')
+    .select((eb) => [
+      'day',
+      eb.fn.sum<number | null>('n').filterWhere('kind', '=', sql.lit('mcp_tool')).as('mcp_tool'),
+      eb.fn.sum<number | null>('n').filterWhere('kind', '=', sql.lit('api_action')).as('api_action'),
+    ])
+    .where('user_id', '=', p.user)
+    .where('day', '>=', p.first)
+    .where('day', '<=', p.last)
+    .groupBy('day'),
+)
+
 /** Calls and failures per tool or operation and day. */
 export const organisationDayTools = compiled<DayToolCount>((db, p) =>
   db.selectFrom('interaction_daily_tools').select(['day', 'kind', 'api_title', 'action', 'n', 'errors']).where('day', '>=', p.first).where('day', '<=', p.last),

@@ -44,6 +44,12 @@ const CHUNK_SLOW_MS = 4
  */
 const ROWS_PER_CHUNK = 4000
 const MAX_CHUNK_DAYS_BY_ROWS = 1000
+/**
+ * Before any of that, PostgreSQL is asked for the whole range at once, at most ROWS_PER_CHUNK + 1 rollup rows: when
+ * the range holds no more than ROWS_PER_CHUNK (a member's year, a small organisation's), that one statement is the
+ * answer, where chunks cost two to four round trips. When it holds more, the statement read that many rows and was
+ * cut somewhere in the range; its rows are dropped and the range is read in chunks as above.
+ */
 
 function nextChunkByRows(rows: number, daysRead: number, chunkDays: number): number {
   if (rows === 0) return Math.min(MAX_CHUNK_DAYS_BY_ROWS, chunkDays * 2)
@@ -75,6 +81,8 @@ interface BucketCount {
   bucket: string
   api_title: string
   n: number
+  /** The whole range at once (PostgreSQL), grouped frames: the rollup rows summed into this count. */
+  rows?: number
 }
 
 interface Range {
@@ -124,8 +132,16 @@ function chunkQuery(
   ofUser: boolean,
   span: { first: string; last: string; user: string | null },
   titles: string[],
+  atOnce: boolean,
 ) {
   const bucket = bucketOfDay(db, frame)
+  const nonEmpty = sql.lit(0)
+  // At once (PostgreSQL): the rows that count (n > 0: rows emptied by retention hold 0 until removed), at most one more
+  // than a chunk holds, so that the rows read say whether the range fits.
+  const atMost = (rows: number) => sql.lit(rows)
+  // Daily counts are read in key order; asked so inside the limit too, PostgreSQL reads them in the primary key's order
+  // (where a limit without it made it scan, then sort).
+  const inKeyOrder = frame === 'daily' && type === 'api_usage'
   const daily = ofUser
     ? db
         .selectFrom('interaction_user_daily_usage')
@@ -134,13 +150,24 @@ function chunkQuery(
         .where('day', '>=', span.first)
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
+        .$if(atOnce, (qb) =>
+          qb
+            .where('n', '>', nonEmpty)
+            .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
+            .limit(atMost(ROWS_PER_CHUNK + 1)),
+        )
     : db
         .selectFrom('interaction_daily_usage')
         .select(['day', 'api_title', 'n'])
         .where('day', '>=', span.first)
         .where('day', '<=', span.last)
         .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-  const nonEmpty = sql.lit(0)
+        .$if(atOnce, (qb) =>
+          qb
+            .where('n', '>', nonEmpty)
+            .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
+            .limit(atMost(ROWS_PER_CHUNK + 1)),
+        )
   // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller), read in key order
   // (the rollups' primary key: no sort) and written out as they come: half what SQLite's aggregate cost, and no merging.
   if (frame === 'daily' && type === 'api_usage')
@@ -151,7 +178,10 @@ function chunkQuery(
       .orderBy('d.day')
       .orderBy('d.api_title')
       .$castTo<BucketCount>()
-  const grouped = db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
+  const grouped = db
+    .selectFrom(daily.as('d'))
+    .select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
+    .$if(atOnce, (qb) => qb.select((eb) => eb.fn.countAll<number>().as('rows')))
   if (type === 'total')
     return grouped
       .select(sql<string>`''`.as('api_title'))
@@ -165,7 +195,7 @@ function chunkQuery(
     .$castTo<BucketCount>()
 }
 
-/** The compiled chunk queries, by time frame, type and scope (12 at most). */
+/** The compiled chunk queries, by time frame, type, scope, and whether the range is asked at once (24 at most). */
 const compiledChunks = new Map<string, (db: Kysely<Database>, values: { first: string; last: string; user: string | null }) => Promise<BucketCount[]>>()
 
 /** JSON.stringify for titles, once per title however many buckets it appears in. */
@@ -280,15 +310,30 @@ export class SummaryService {
     const daily = frame === 'daily' && type === 'api_usage' ? new DailyBodies() : null
     let chunkDays: number = FIRST_CHUNK_DAYS[userId === null ? 'organisation' : 'user']
     const byRows = kindOf(this.#db) === 'postgres'
+    let atOnce = byRows
     const turns = new EventLoopTurns(TURN_EVERY_MS)
     for (let chunkStart = startOfDay(startMs); chunkStart <= endMs; ) {
       let began = performance.now()
       const firstDay = dayKey(chunkStart)
-      const lastEnd = Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
+      const lastEnd = atOnce ? endMs : Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
       const lastDay = dayKey(lastEnd)
-      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay)
+      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay, atOnce)
       // PostgreSQL: the wait for the rows did not hold the loop; the work on them does.
       if (byRows) began = performance.now()
+      if (atOnce) {
+        atOnce = false
+        let read = rows.length
+        if (!daily) {
+          read = 0
+          for (const row of rows) read += Number(row.rows)
+        }
+        if (read > ROWS_PER_CHUNK) {
+          // More than a chunk's worth, cut somewhere: dropped, and the range read in chunks from its start.
+          if (await SUMMARIES_SHARE.after(performance.now() - began)) turns.rested()
+          else await turns.maybe()
+          continue
+        }
+      }
       if (daily) daily.add(rows)
       else
         for (const row of rows) {
@@ -303,7 +348,7 @@ export class SummaryService {
         }
       const took = performance.now() - began
       const daysRead = Math.floor((lastEnd - chunkStart) / DAY_MS) + 1
-      chunkStart += chunkDays * DAY_MS
+      chunkStart = startOfDay(lastEnd) + DAY_MS
       if (byRows) chunkDays = nextChunkByRows(rows.length, daysRead, chunkDays)
       else if (took < CHUNK_FAST_MS) chunkDays = Math.min(MAX_CHUNK_DAYS, chunkDays * 2)
       else if (took > CHUNK_SLOW_MS) chunkDays = Math.max(1, Math.floor(chunkDays / 2))
@@ -342,14 +387,22 @@ export class SummaryService {
    * filter (the usual request) the query is compiled once per time frame, type and scope: building it cost about what
    * SQLite takes to answer a member's month.
    */
-  async #chunk(frame: TimeFrame, type: SummaryType, userId: string | null, titles: string[], firstDay: string, lastDay: string): Promise<BucketCount[]> {
+  async #chunk(
+    frame: TimeFrame,
+    type: SummaryType,
+    userId: string | null,
+    titles: string[],
+    firstDay: string,
+    lastDay: string,
+    atOnce: boolean,
+  ): Promise<BucketCount[]> {
     const span = { first: firstDay, last: lastDay, user: userId }
-    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles).execute()
-    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}` as const
+    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles, atOnce).execute()
+    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}${atOnce ? ' at once' : ''}` as const
     let compiled = compiledChunks.get(key)
     if (!compiled) {
       compiled = compileOnce<Database, keyof typeof span, BucketCount>(['first', 'last', 'user'], (db, p) =>
-        chunkQuery(db, frame, type, userId !== null, p, []),
+        chunkQuery(db, frame, type, userId !== null, p, [], atOnce),
       )
       compiledChunks.set(key, compiled)
     }
