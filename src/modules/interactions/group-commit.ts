@@ -47,7 +47,7 @@ const EXTRA_WAITS = 2
 
 /**
  * Every recorded interaction is its own commit as far as the caller knows: `insert` resolves only once the row is
- * committed. But a commit (WAL append of four pages) costs several times the insert itself, and bun:sqlite blocks the
+ * committed. But a commit (the WAL append of every page the batch touched) costs several times the insert itself, and bun:sqlite blocks the
  * event loop while it runs, so requests that arrive meanwhile queue up; each batch waits one event-loop turn, then
  * commits everything queued in one transaction. Alone, a request pays one turn (microseconds); under load, batches grow
  * and the per-row cost falls, and after a large batch the next waits a little for as many rows (docs/benchmarks.md).
