@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util'
 import { Kysely } from 'kysely'
 import pg from 'pg'
 import { BunSqliteDialect } from 'kysely-bun-sqlite'
-import { rollUpInsights } from '../../src/platform/db/insights-rollups.ts'
+import { rollUpInteractions } from '../../src/platform/db/insights-rollups.ts'
 import type { Database } from '../../src/platform/db/schema.ts'
 import { benchLicense, intOption } from './lib.ts'
 
@@ -147,7 +147,7 @@ const loadStarted = performance.now()
   const insert = db.query(
     `INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, duration_seconds, client_source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'bench', ?)`,
   )
-  // The summary's rollups are triggers; the insights rollups are counted in per batch as the group commit does.
+  // Every rollup (the summary's and the insights') is counted in per batch, as the group commit does.
   const kysely = new Kysely<Database>({ dialect: new BunSqliteDialect({ database: db }) })
   for (let from = 0; from < ROWS; from += 50_000) {
     let first = 0
@@ -173,7 +173,7 @@ const loadStarted = performance.now()
         last = rowid
       }
     })()
-    await kysely.transaction().execute((trx) => rollUpInsights(trx, { kind: 'sqlite', first, last }))
+    await kysely.transaction().execute((trx) => rollUpInteractions(trx, { kind: 'sqlite', first, last }))
   }
   db.run('PRAGMA optimize')
   db.close()

@@ -1,4 +1,4 @@
-// Every insights rollup equals the same GROUP BY over the interaction rows: after concurrent records (the group commit
+// Every rollup of the interactions (the insights' and the summary's) equals the same GROUP BY over the interaction rows: after concurrent records (the group commit
 // counts each batch in), after retention deletes (the delete triggers take rows out), and after migration 0011 is run
 // again on stored rows (its backfill).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -36,6 +36,8 @@ const ROLLUPS: { table: string; keys: string[]; fromRow: string[]; errors: boole
   { table: 'interaction_user_tools', keys: ['user_id', 'kind', 'api_title', 'action'], fromRow: ['user_id', 'kind', 'api_title', 'action'], errors: true },
   { table: 'interaction_user_durations', keys: ['user_id', 'bucket'], fromRow: ['user_id', BUCKET], errors: false, durations: true },
   { table: 'interaction_daily_active', keys: ['day', 'user_id'], fromRow: [DAY_OF, 'user_id'], errors: false },
+  // The summary's two (counted by the group commit since migration 0028, no longer by insert triggers).
+  { table: 'interaction_daily_usage', keys: ['day', 'api_title'], fromRow: [DAY_OF, 'api_title'], errors: false },
   { table: 'interaction_user_daily_usage', keys: ['user_id', 'day', 'api_title', 'kind'], fromRow: ['user_id', DAY_OF, 'api_title', 'kind'], errors: false },
   { table: 'interaction_daily_durations', keys: ['day', 'bucket'], fromRow: [DAY_OF, BUCKET], errors: false, durations: true },
   { table: 'interaction_monthly_durations', keys: ['month', 'bucket'], fromRow: [MONTH_OF, BUCKET], errors: false, durations: true },

@@ -1,7 +1,7 @@
 // Group commit for the interaction store: inserts that arrive while one commits share the next transaction.
 import type { CompiledQuery, Kysely } from 'kysely'
 import { kindOf } from '../../platform/db/dialect.ts'
-import { insertWithRollupsPostgres, insightsRollupStatements } from '../../platform/db/insights-rollups.ts'
+import { insertWithRollupsPostgres, rollupStatements } from '../../platform/db/insights-rollups.ts'
 import type { DatabaseKind } from '../../platform/db/target.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
@@ -47,7 +47,7 @@ const EXTRA_WAITS = 2
 
 /**
  * Every recorded interaction is its own commit as far as the caller knows: `insert` resolves only once the row is
- * committed. But a commit (WAL append of four pages) costs several times the insert itself, and bun:sqlite blocks the
+ * committed. But a commit (the WAL append of every page the batch touched) costs several times the insert itself, and bun:sqlite blocks the
  * event loop while it runs, so requests that arrive meanwhile queue up; each batch waits one event-loop turn, then
  * commits everything queued in one transaction. Alone, a request pays one turn (microseconds); under load, batches grow
  * and the per-row cost falls, and after a large batch the next waits a little for as many rows (docs/benchmarks.md).
@@ -124,7 +124,7 @@ export class GroupCommitInserts {
   }
 
   /**
-   * The rows and the insights rollups that count them, in one transaction (the summary's rollups are triggers). On
+   * The rows and every rollup that counts them (the summary's and the insights'), in one transaction. On
    * SQLite the whole batch runs as one synchronous piece on the writer (platform/db/write-transaction.ts).
    */
   async #commitRows(rows: InteractionsTable[]): Promise<void> {
@@ -142,7 +142,7 @@ export class GroupCommitInserts {
           first = Math.min(first, insertId)
           last = Math.max(last, insertId)
         }
-        for (const query of insightsRollupStatements(this.#db, { kind: 'sqlite', first, last })) await run(query)
+        for (const query of rollupStatements(this.#db, { kind: 'sqlite', first, last })) await run(query)
         // Records and their counts: nothing the authenticator remembers (users, sessions, tokens) changes with them.
       },
       { unstamped: true },

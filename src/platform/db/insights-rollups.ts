@@ -1,9 +1,11 @@
-// The insights rollups of migrations 0008 and 0011, brought up to date for rows just inserted into `interactions`: one
-// aggregated upsert per rollup for a whole group-committed batch, instead of one per row and rollup in a trigger
-// (that cost ~110 µs per recorded interaction). Deletes (retention) are still taken out by the delete trigger, which
-// computes the duration bucket with the same SQL. SQLite picks the batch by rowid range after the rows' own inserts;
-// PostgreSQL (no rowid, and a round trip per statement) inserts the rows and counts them in one statement. Hence here
-// in platform/db.
+// Every rollup of `interactions` (the summary's of migrations 0002 and 0006, the insights' of 0008 and 0011), brought
+// up to date for rows just inserted: one aggregated upsert per rollup for a whole group-committed batch, instead of one
+// per row and rollup in a trigger (that cost ~110 µs per recorded interaction for the insights' rollups; migration 0028
+// took the summary's two insert triggers out too). Every INSERT into `interactions` must therefore count its rows here:
+// the group commit does, and so do the bench loaders. Deletes (retention) are still taken out by the delete triggers,
+// which compute the duration bucket with the same SQL. SQLite picks the batch by rowid range after the rows' own
+// inserts; PostgreSQL (no rowid, and a round trip per statement) inserts the rows and counts them in one statement.
+// Hence here in platform/db.
 import { type CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from './schema.ts'
 import { nameStatement } from './postgres.ts'
@@ -33,6 +35,28 @@ const KIND = sql.raw('kind')
 const TITLE = sql.raw('api_title')
 const ACTION = sql.raw('action')
 const ROLLUPS: readonly Rollup[] = [
+  // The summary's (0002, 0006): every call, counted without its errors.
+  {
+    table: 'interaction_daily_usage',
+    keys: [
+      ['day', DAY],
+      ['api_title', TITLE],
+    ],
+    errors: false,
+    durations: false,
+  },
+  {
+    table: 'interaction_user_daily_usage',
+    keys: [
+      ['user_id', USER],
+      ['day', DAY],
+      ['api_title', TITLE],
+      ['kind', KIND],
+    ],
+    errors: false,
+    durations: false,
+  },
+  // The insights' (0008, 0011).
   {
     table: 'interaction_daily_kinds',
     keys: [
@@ -190,8 +214,8 @@ function upsert(rollup: Rollup, from: RawBuilder<unknown>, where: RawBuilder<unk
 /** The SQLite upserts, compiled once (building and compiling them cost more than running them); only the rowids change. */
 let sqliteStatements: readonly CompiledQuery[] | null = null
 
-/** The statements that count the rows just inserted into every insights rollup (SQLite), to run in the same transaction. */
-export function insightsRollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): CompiledQuery[] {
+/** The statements that count the rows just inserted into every rollup (SQLite), to run in the same transaction. */
+export function rollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): CompiledQuery[] {
   if (sqliteStatements === null) {
     const target = db as unknown as Kysely<Database>
     const statements = ROLLUPS.map((rollup) => upsert(rollup, sql.raw('interactions'), sql`rowid between ${0} and ${0}`, false).compile(target))
@@ -202,9 +226,9 @@ export function insightsRollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows)
   return sqliteStatements.map((query) => ({ ...query, parameters: [rows.first, rows.last] }))
 }
 
-/** Counts the rows just inserted into every insights rollup (SQLite). Call inside the transaction that inserted them. */
-export async function rollUpInsights(trx: Kysely<Database>, rows: InsertedRows): Promise<void> {
-  for (const query of insightsRollupStatements(trx, rows)) await trx.executeQuery(query)
+/** Counts the rows just inserted into every rollup (SQLite). Call inside the transaction that inserted them. */
+export async function rollUpInteractions(trx: Kysely<Database>, rows: InsertedRows): Promise<void> {
+  for (const query of rollupStatements(trx, rows)) await trx.executeQuery(query)
 }
 
 /** The interaction columns, and the array type each is sent as to PostgreSQL's unnest. */
@@ -228,9 +252,9 @@ const COLUMNS = [
  * PostgreSQL: inserts the rows and counts them into every rollup in ONE statement, so a group-committed batch is one
  * round trip (no BEGIN, no row-by-row INSERT, no COMMIT: a statement is its own transaction) and holds the rollups'
  * row locks only while PostgreSQL runs it. The rows go as one array per column (unnest), whatever their number, so the
- * statement's text is the same for every batch. Each rollup part sorts its aggregated rows by key, and so does the
- * statement trigger that counts the summary's rollups (migration 0025): every writer locks the hot rows in one order,
- * so two instances' batches queue behind each other's locks but never deadlock.
+ * statement's text is the same for every batch. Each rollup part (the summary's two included: migration 0028 dropped
+ * the statement trigger that counted them) sorts its aggregated rows by key: every writer locks the hot rows in one
+ * order, so two instances' batches queue behind each other's locks but never deadlock.
  * The WITH parts read the inserted rows from the INSERT's RETURNING (they cannot see each other's writes).
  */
 export async function insertWithRollupsPostgres(db: Kysely<Database>, rows: readonly InteractionsTable[]): Promise<void> {
@@ -251,6 +275,6 @@ function compilePostgresStatement(db: Kysely<Database>): CompiledQuery {
   const parts = ROLLUPS.map((rollup, i) => sql`${sql.raw(`rollup_${i}`)} as (${upsert(rollup, sql.raw('inserted'), sql.raw('true'), true)})`)
   const statement = sql`with ${inserted}, ${sql.join(parts)} select 1`.compile(db)
   if (statement.parameters.length !== COLUMNS.length) throw new Error('unexpected batch parameters')
-  // Named: prepared once per connection, so PostgreSQL does not plan the fourteen parts again for every batch.
+  // Named: prepared once per connection, so PostgreSQL does not plan the sixteen parts again for every batch.
   return nameStatement(statement, 'agentbox_interaction_batch')
 }

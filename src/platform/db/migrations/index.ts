@@ -24,6 +24,7 @@ import * as m0024 from './0024_cluster.ts'
 import * as m0025 from './0025_interaction_usage_statement_triggers.ts'
 import * as m0026 from './0026_leases_and_gpt_key_failures.ts'
 import * as m0027 from './0027_mcp_client_names.ts'
+import * as m0028 from './0028_interaction_usage_counted_per_batch.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -51,4 +52,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0025_interaction_usage_statement_triggers': m0025,
   '0026_leases_and_gpt_key_failures': m0026,
   '0027_mcp_client_names': m0027,
+  '0028_interaction_usage_counted_per_batch': m0028,
 })
