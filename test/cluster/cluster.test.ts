@@ -81,21 +81,25 @@ describe.skipIf(!ON_POSTGRES)('several instances on one PostgreSQL', () => {
     for (const instance of live) expect((await call(instance, 'GET', '/api/auth/me', token)).status).toBe(200)
     cluster.relay.down()
     const downAt = Date.now()
-    for (const instance of live) {
-      const refused = await waitFor(`503 from instance ${instance.name}`, async () => {
-        const res = await call(instance, 'GET', '/api/auth/me', token)
-        return res.status === 503 ? res : undefined
-      })
-      expect(refused.body).toEqual({ detail: DATABASE_UNAVAILABLE })
-      expect(refused.headers.get('retry-after')).toBe('5')
-      const write = await call(instance, 'POST', '/api/auth/tokens', token, { name: 'during the outage' })
-      expect(write.status).toBe(503)
-      // The health report's database probe is kept for a second: poll it.
-      await waitFor(`instance ${instance.name} reporting the database down`, async () => ((await cluster.health(instance)).status === 503 ? true : undefined))
+    // Up again however this ends, so that a failure here is this test's alone, not the next tests' too.
+    try {
+      for (const instance of live) {
+        const refused = await waitFor(`503 from instance ${instance.name}`, async () => {
+          const res = await call(instance, 'GET', '/api/auth/me', token)
+          return res.status === 503 ? res : undefined
+        })
+        expect(refused.body).toEqual({ detail: DATABASE_UNAVAILABLE })
+        expect(refused.headers.get('retry-after')).toBe('5')
+        const write = await call(instance, 'POST', '/api/auth/tokens', token, { name: 'during the outage' })
+        expect(write.status).toBe(503)
+        // The health report's database probe is kept for a second: poll it.
+        await waitFor(`instance ${instance.name} reporting the database down`, async () => ((await cluster.health(instance)).status === 503 ? true : undefined))
+      }
+      // The outage lasts 5 s (the scenario, not a wait for something to happen).
+      await Bun.sleep(Math.max(0, 5000 - (Date.now() - downAt)))
+    } finally {
+      cluster.relay.up()
     }
-    // The outage lasts 5 s (the scenario, not a wait for something to happen).
-    await Bun.sleep(Math.max(0, 5000 - (Date.now() - downAt)))
-    cluster.relay.up()
     for (const instance of live) {
       await waitFor(`instance ${instance.name} serving again`, async () =>
         (await call(instance, 'GET', '/api/auth/me', token)).status === 200 ? true : undefined,

@@ -9,6 +9,7 @@ import { authGuard } from '../../src/platform/auth/guard.ts'
 import type { Principal } from '../../src/platform/auth/principal.ts'
 import { beforeBodyChecksOf, type RouteBeforeBody } from '../../src/platform/http/before-body.ts'
 import { notAuthenticated } from '../../src/platform/http/http-error.ts'
+import { DATABASE_UNAVAILABLE } from '../../src/platform/db/unavailable.ts'
 import { httpPlatform } from '../../src/platform/http/http-platform.ts'
 import { CapturedLog, startTestServer, type TestServer } from '../helpers/server.ts'
 
@@ -198,6 +199,52 @@ describe('one principal lookup a request', () => {
       expect(lookups).toBe(2)
       expect(await (await app.handle(new Request('http://localhost/echo/1', { headers: { authorization: 'Bearer good' } }))).json()).toEqual({ who: 'u1' })
       expect(lookups).toBe(3)
+    })
+  }
+})
+
+describe('a check that fails without an answer of its own is not a parse error', () => {
+  // PostgreSQL gone while a request with a body is authenticated: the outage's 503, as for a request without a body,
+  // not the 422 "JSON decode error" Elysia makes of anything thrown while parsing; a bug is a logged 500.
+  for (const synchronous of [true, false]) {
+    test(`${synchronous ? 'synchronous' : 'asynchronous'} authentication: an unreachable database is 503, a bug 500`, async () => {
+      let failure: Error = new Error('unused')
+      const authenticate = () => {
+        if (synchronous) throw failure
+        return Promise.reject(failure)
+      }
+      const log = new CapturedLog()
+      const guard = authGuard({ authenticate, licenseLapsed: () => false, synchronous })
+      let routes: readonly RouteBeforeBody[] = []
+      const app = new Elysia()
+        .use(httpPlatform({ logger: log, limits: { json: 1024, upload: 1024, beforeBody: beforeBodyChecksOf(() => routes) } }))
+        .use(guard)
+        .post('/echo', ({ body }) => body, { auth: 'member' })
+        .get('/echo', () => ({}), { auth: 'member' })
+      routes = app.routes
+      const call = (method: 'GET' | 'POST') =>
+        app.handle(
+          new Request('http://localhost/echo', {
+            method,
+            headers: { authorization: 'Bearer any', 'content-type': 'application/json' },
+            ...(method === 'POST' && { body: '{"a":1}' }),
+          }),
+        )
+
+      failure = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+      for (const method of ['POST', 'GET'] as const) {
+        const res = await call(method)
+        expect({ method, status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({ method, status: 503, retryAfter: '5' })
+        expect(await res.json()).toEqual({ detail: DATABASE_UNAVAILABLE })
+      }
+
+      failure = new TypeError('a bug in a check')
+      for (const method of ['POST', 'GET'] as const) {
+        const res = await call(method)
+        expect({ method, status: res.status }).toEqual({ method, status: 500 })
+        expect(await res.json()).toEqual({ detail: 'Internal Server Error' })
+      }
+      expect(log.lines.filter((line) => line.msg === 'unhandled error')).toHaveLength(2)
     })
   }
 })

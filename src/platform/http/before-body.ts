@@ -6,6 +6,17 @@
 /** Authenticates (and admits) the request, or throws its 401/403/402/429 HttpError. */
 export type BeforeBodyCheck = (request: Request) => void | Promise<void>
 
+/**
+ * What a before-body check threw that is not an answer of its own (an HttpError): a database outage, a bug. Elysia
+ * reports anything thrown while parsing as a parse error (a 422); wrapped in this, the error handler answers it as
+ * what it is (503 for an unreachable database, 500 otherwise).
+ */
+export class BeforeBodyFailure extends Error {
+  constructor(cause: unknown) {
+    super('the check before the body failed', { cause })
+  }
+}
+
 /** The `detail` key of a route's before-body check; removed from the OpenAPI document like the guard's requirement. */
 export const BEFORE_BODY_KEY = 'x-agentbox-before-body'
 

@@ -1,5 +1,5 @@
 // Reads request bodies with a size cap and parses JSON leniently by content type (curl -d sends form content types).
-import type { BeforeBodyCheck } from './before-body.ts'
+import { BeforeBodyFailure, type BeforeBodyCheck } from './before-body.ts'
 import { HttpError } from './http-error.ts'
 import { createJsonWorkerParser, type JsonParser } from './json-off-thread.ts'
 import { MAX_LARGE_BODY_VALUES, parseJsonBytes } from './json-text.ts'
@@ -95,8 +95,16 @@ export function createBodyParser(limits: BodyLimits) {
   return async function parseRequestBody({ request, contentType, route }: { request: Request; contentType: string; route: string }) {
     if (request.method === 'GET' || request.method === 'HEAD') return undefined
     // On SQLite the check is synchronous: no promise to wait for, no extra turn.
-    const checking = limits.beforeBody?.(request.method, route)?.(request)
-    if (checking) await checking
+    const check = limits.beforeBody?.(request.method, route)
+    if (check) {
+      try {
+        const checking = check(request)
+        if (checking) await checking
+      } catch (error) {
+        // Its own answers (401, 403, 402, 429) as they are; anything else must not pass for a parse error.
+        throw error instanceof HttpError ? error : new BeforeBodyFailure(error)
+      }
+    }
     const path = new URL(request.url).pathname
     // A value (not undefined) stops Elysia from trying its own parsers; the stream stays unread for the route.
     if (limits.ownBody?.test(path)) return UNREAD

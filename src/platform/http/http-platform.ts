@@ -2,6 +2,7 @@
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.ts'
 import { Elysia, ValidationError } from 'elysia'
 import { errorFields, type Logger } from '../log.ts'
+import { BeforeBodyFailure } from './before-body.ts'
 import { createBodyParser, type BodyLimits } from './body.ts'
 import { boundedIssues, errorBodyText } from '../bounded-errors.ts'
 import { DomainError, type DomainErrorKind } from '../errors.ts'
@@ -73,7 +74,10 @@ export function httpPlatform({ logger, limits, allowedMethods }: HttpPlatformOpt
     .onParse({ as: 'global' }, createBodyParser(limits))
     .onError({ as: 'global' }, function renderError({ code, error, request, path }) {
       const context = requestContext(request)
-      const cause = unwrap(error)
+      const unwrapped = unwrap(error)
+      // A route's before-body check failed (a database outage, a bug): thrown while parsing, but not a parse error.
+      const checkFailed = unwrapped instanceof BeforeBodyFailure
+      const cause = checkFailed ? unwrapped.cause : unwrapped
       if (cause instanceof DomainError) return domainErrorResponse(cause)
       if (cause instanceof HttpError) return errorResponse(cause.status, cause.detail, { ...cause.headers })
       if (cause instanceof ValidationError) {
@@ -87,7 +91,7 @@ export function httpPlatform({ logger, limits, allowedMethods }: HttpPlatformOpt
         const value = cause.type === 'body' && !multipart ? context?.parsedBody : cause.value
         return errorResponse(422, toValidationIssues(cause.type, errors, value, validator?.schema ?? (validator as Record<string, unknown>), complete))
       }
-      switch (code) {
+      switch (checkFailed ? 'UNKNOWN' : code) {
         case 'NOT_FOUND': {
           const allow = allowedMethods?.(path) ?? []
           return allow.length > 0 ? errorResponse(405, 'Method Not Allowed', { allow: allow.join(', ') }) : errorResponse(404, 'Not Found')
