@@ -51,6 +51,8 @@ export interface ServerOverrides {
   readonly passwordCost?: PasswordCost
   /** The outbound client's resolver and fetch (SSRF tests prove a refused call never reaches fetch). */
   readonly outbound?: Platform['outbound']
+  /** How long recorded rows wait before they are counted into the rollups when nothing reads them (SQLite). */
+  readonly rollupFoldDelayMs?: number
 }
 
 export interface AgentboxServer {
@@ -185,8 +187,10 @@ async function bootOn(
   // the boot here, not later as secrets that do not open.
   if (database.kind === 'postgres') await checkSharedKeyring(database.db, secrets)
   // SQLite: rows a previous run recorded and did not count into the rollups yet (it stopped between the two) are counted.
-  const folded = await startRollupFolder(database.db, (error) =>
-    logger.warn('counting recorded interactions into their rollups failed; the next read or record retries', { error: (error as Error).message }),
+  const folded = await startRollupFolder(
+    database.db,
+    (error) => logger.warn('counting recorded interactions into their rollups failed; the next read or record retries', { error: (error as Error).message }),
+    overrides.rollupFoldDelayMs,
   )
   if (folded.rows > 0) logger.info('interactions counted into their rollups at start-up', { rows: folded.rows })
 

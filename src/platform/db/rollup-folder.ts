@@ -121,6 +121,7 @@ interface Scheduled {
   timer: ReturnType<typeof setTimeout> | null
   running: Promise<unknown> | null
   stopped: boolean
+  readonly delayMs: number
   onError: (error: unknown) => void
 }
 
@@ -131,14 +132,14 @@ const scheduled = new WeakMap<Kysely<any>, Scheduled>()
  * At start-up (SQLite): folds what a previous run left uncounted, then lets `rowsInserted` schedule folds. Without it
  * (bench loaders, tools) rows are folded only by the reads' own folds.
  */
-export async function startRollupFolder(db: Kysely<Database>, onError: (error: unknown) => void): Promise<FoldResult> {
+export async function startRollupFolder(db: Kysely<Database>, onError: (error: unknown) => void, delayMs = FOLD_DELAY_MS): Promise<FoldResult> {
   if (kindOf(db) !== 'sqlite') return { rows: 0, slices: 0 }
   const result = await foldRollups(db)
-  scheduled.set(db, { timer: null, running: null, stopped: false, onError })
+  scheduled.set(db, { timer: null, running: null, stopped: false, onError, delayMs })
   return result
 }
 
-/** The group commit committed rows (SQLite): a fold runs within FOLD_DELAY_MS, once for however many batches came. */
+/** The group commit committed rows (SQLite): a fold runs within the delay, once for however many batches came. */
 export function rowsInserted(db: Kysely<Database>): void {
   const state = scheduled.get(db)
   if (!state || state.stopped || state.timer !== null) return
@@ -150,7 +151,7 @@ export function rowsInserted(db: Kysely<Database>): void {
     running.finally(() => {
       if (state.running === running) state.running = null
     })
-  }, FOLD_DELAY_MS)
+  }, state.delayMs)
   // A pending fold never keeps the process alive: whatever it leaves, the next start-up folds.
   state.timer.unref?.()
 }

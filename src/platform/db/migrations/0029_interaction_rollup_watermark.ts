@@ -77,7 +77,13 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   const tables = (names: string[]) => names.flatMap(byTable)
   // The four triggers as 0002, 0006, 0008 and 0011 made them (the same statements, without `counted`).
   await createRowTrigger(db, { name: REPLACED[0]!, table: 'interactions', timing: 'after', event: 'delete', statements: tables(['interaction_daily_usage']) })
-  await createRowTrigger(db, { name: REPLACED[1]!, table: 'interactions', timing: 'after', event: 'delete', statements: tables(['interaction_user_daily_usage']) })
+  await createRowTrigger(db, {
+    name: REPLACED[1]!,
+    table: 'interactions',
+    timing: 'after',
+    event: 'delete',
+    statements: tables(['interaction_user_daily_usage']),
+  })
   await createRowTrigger(db, {
     name: REPLACED[2]!,
     table: 'interactions',
