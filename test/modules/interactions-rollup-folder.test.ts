@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { pruneInteractions } from '../../src/modules/interactions/retention.ts'
-import { foldRollups } from '../../src/platform/db/rollup-folder.ts'
+import { foldRollups, foldSqliteFile } from '../../src/platform/db/rollup-folder.ts'
 import { compareRollup, ROLLUPS } from '../helpers/rollups.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
@@ -146,6 +146,28 @@ describe.skipIf(!ON_SQLITE)('a restart', () => {
 })
 
 describe.skipIf(!ON_SQLITE)('a fold', () => {
+  test('of a file no server has open (before migrate-to-postgres copies the rollups) counts what was left', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentbox-fold-'))
+    t = await startTestServer({ now: NOW, dataDir: dir, rollupFoldDelayMs: HOUR })
+    const { adminToken } = await t.provision()
+    for (let i = 0; i < 6; i++) await record(t, adminToken, i)
+    await t.close()
+    t = undefined
+    const path = join(dir, 'agentbox.db')
+    const file = new Sqlite(path)
+    file.run(
+      `INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, created_at) SELECT 'again-' || id, user_id, kind, api_title, action, is_error, created_at FROM interactions`,
+    )
+    file.close()
+    expect(await foldSqliteFile(path)).toEqual({ rows: 6, slices: 1 })
+    const folded = new Sqlite(path, { readonly: true })
+    expect(folded.query('SELECT (SELECT sum(n) FROM interaction_daily_usage) AS counted, (SELECT count(*) FROM interactions) AS n').get()).toEqual({
+      counted: 12,
+      n: 12,
+    })
+    folded.close()
+  })
+
   test('counts a backlog in slices of at most the rows asked, one write transaction each', async () => {
     t = await startTestServer({ now: NOW, rollupFoldDelayMs: HOUR })
     const { adminToken } = await t.provision()
