@@ -1,0 +1,87 @@
+// Rollup fold benchmark (SQLite): how long one slice of the rollup folder (src/platform/db/rollup-folder.ts) holds the
+// event loop, by slice size, on a database that already holds --rows counted interactions (the rollups' B-trees at a
+// realistic size) and a backlog of uncounted rows over 50 users, a year of days and 2,000 tools.
+//
+//   bun scripts/bench/rollup-fold.ts [--rows 300000] [--backlog 40000]
+//
+// For each slice size, the backlog is recorded (uncounted), then folded by foldRollups with that size while a
+// setImmediate probe measures the longest the event loop went without a turn (the worst slice), and the fold's total
+// time per row.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { openDatabase, type SqliteHandle } from '../../src/platform/db/database.ts'
+import { migrateToLatest } from '../../src/platform/db/migrate.ts'
+import { foldRollups } from '../../src/platform/db/rollup-folder.ts'
+import { intOption } from './lib.ts'
+
+const { values: opts } = parseArgs({
+  args: process.argv.slice(2),
+  strict: true,
+  options: { rows: { type: 'string', default: '300000' }, backlog: { type: 'string', default: '40000' } },
+})
+const ROWS = intOption(opts.rows!, '--rows')
+const BACKLOG = intOption(opts.backlog!, '--backlog')
+const SLICES = [250, 500, 1000, 2000, 4000]
+
+const dir = mkdtempSync(join(tmpdir(), 'agentbox-fold-bench-'))
+const handle = openDatabase({ kind: 'sqlite', path: join(dir, 'agentbox.db') }) as SqliteHandle
+try {
+  await migrateToLatest(handle, join(dir, 'backups'), Date.now())
+  const w = handle.writer
+  const now = new Date().toISOString()
+  const users = Array.from({ length: 50 }, (_, i) => `user-${i}`)
+  const addUser = w.query(
+    `INSERT INTO users (id, kind, email, name, role, password_hash, active, session_version, created_at, updated_at) VALUES (?, 'person', ?, 'n', 'member', NULL, 1, 0, ?, ?)`,
+  )
+  for (const id of users) addUser.run(id, `${id}@example.com`, now, now)
+  const insert = w.query(
+    `INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, duration_seconds, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  const start = Date.parse('2026-01-01T00:00:00Z')
+  let next = 0
+  const record = (n: number) =>
+    w.transaction(() => {
+      for (let k = 0; k < n; k++, next++) {
+        const i = next
+        insert.run(
+          `i${i}`,
+          users[i % 50]!,
+          i % 3 ? 'mcp_tool' : 'api_action',
+          `server-${(i * 7919) % 2000}`,
+          `tool-${i % 13}`,
+          i % 17 === 0 ? 1 : 0,
+          i % 10 === 0 ? null : ((i * 2654435761) % 5000) / 1000 + 0.001,
+          new Date(start + (i % 365) * 86_400_000 + (i % 86_400) * 1000).toISOString(),
+        )
+      }
+    })()
+  // The counted history: recorded, then folded in large slices (not measured).
+  for (let done = 0; done < ROWS; done += 50_000) record(Math.min(50_000, ROWS - done))
+  await foldRollups(handle.db, { sliceRows: 20_000 })
+  console.log(`rollup fold: ${ROWS} rows counted already; a backlog of ${BACKLOG} uncounted rows per slice size`)
+  console.log('slice rows | slices | worst event-loop hold (ms) | µs per row folded')
+  for (const sliceRows of SLICES) {
+    record(BACKLOG)
+    let worst = 0
+    let last = performance.now()
+    let probing = true
+    const probe = () => {
+      const at = performance.now()
+      worst = Math.max(worst, at - last)
+      last = at
+      if (probing) setImmediate(probe)
+    }
+    setImmediate(probe)
+    const began = performance.now()
+    const { rows, slices } = await foldRollups(handle.db, { sliceRows })
+    const took = performance.now() - began
+    probing = false
+    if (rows !== BACKLOG) throw new Error(`folded ${rows} rows, expected ${BACKLOG}`)
+    console.log(`${String(sliceRows).padStart(10)} | ${String(slices).padStart(6)} | ${worst.toFixed(1).padStart(26)} | ${((took * 1000) / rows).toFixed(1)}`)
+  }
+} finally {
+  await handle.close()
+  rmSync(dir, { recursive: true, force: true })
+}
