@@ -1,12 +1,14 @@
 // Rollup fold benchmark (SQLite): how long one slice of the rollup folder (src/platform/db/rollup-folder.ts) holds the
-// event loop, by slice size, on a database that already holds --rows counted interactions (the rollups' B-trees at a
-// realistic size) and a backlog of uncounted rows over 50 users, a year of days and 2,000 tools.
+// event loop, on a database that already holds --rows counted interactions over a year (the rollups' B-trees at a
+// realistic size: 50 users, 2,000 MCP servers × 13 tools), for two backlogs of uncounted rows:
+// - recent: what a running server folds, rows recorded in the last minutes (one day and month, every user and tool);
+// - spread: the worst case, rows spread over the whole year (nearly every row a new key far from the last one's).
 //
-//   bun scripts/bench/rollup-fold.ts [--rows 300000] [--backlog 40000]
+//   bun scripts/bench/rollup-fold.ts [--rows 300000] [--backlog 20000]
 //
-// For each slice size, the backlog is recorded (uncounted), then folded by foldRollups with that size while a
-// setImmediate probe measures the longest the event loop went without a turn (the worst slice), and the fold's total
-// time per row.
+// For each slice size (and the folder's own adaptive size), the backlog is recorded, then folded by foldRollups while a
+// setImmediate probe measures the longest the event loop went without a turn (the worst slice), with the fold's time
+// per row.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,11 +21,11 @@ import { intOption } from './lib.ts'
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
   strict: true,
-  options: { rows: { type: 'string', default: '300000' }, backlog: { type: 'string', default: '40000' } },
+  options: { rows: { type: 'string', default: '300000' }, backlog: { type: 'string', default: '20000' } },
 })
 const ROWS = intOption(opts.rows!, '--rows')
 const BACKLOG = intOption(opts.backlog!, '--backlog')
-const SLICES = [250, 500, 1000, 2000, 4000]
+const SLICES: (number | undefined)[] = [undefined, 64, 256, 1000, 4000]
 
 const dir = mkdtempSync(join(tmpdir(), 'agentbox-fold-bench-'))
 const handle = openDatabase({ kind: 'sqlite', path: join(dir, 'agentbox.db') }) as SqliteHandle
@@ -39,9 +41,9 @@ try {
   const insert = w.query(
     `INSERT INTO interactions (id, user_id, kind, api_title, action, is_error, duration_seconds, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  const start = Date.parse('2026-01-01T00:00:00Z')
   let next = 0
-  const record = (n: number) =>
+  const yearAgo = Date.now() - 365 * 86_400_000
+  const record = (n: number, recent = false) =>
     w.transaction(() => {
       for (let k = 0; k < n; k++, next++) {
         const i = next
@@ -53,34 +55,38 @@ try {
           `tool-${i % 13}`,
           i % 17 === 0 ? 1 : 0,
           i % 10 === 0 ? null : ((i * 2654435761) % 5000) / 1000 + 0.001,
-          new Date(start + (i % 365) * 86_400_000 + (i % 86_400) * 1000).toISOString(),
+          new Date(recent ? Date.now() : yearAgo + (i % 365) * 86_400_000 + (i % 86_400) * 1000).toISOString(),
         )
       }
     })()
   // The counted history: recorded, then folded in large slices (not measured).
   for (let done = 0; done < ROWS; done += 50_000) record(Math.min(50_000, ROWS - done))
   await foldRollups(handle.db, { sliceRows: 20_000 })
-  console.log(`rollup fold: ${ROWS} rows counted already; a backlog of ${BACKLOG} uncounted rows per slice size`)
-  console.log('slice rows | slices | worst event-loop hold (ms) | µs per row folded')
-  for (const sliceRows of SLICES) {
-    record(BACKLOG)
-    let worst = 0
-    let last = performance.now()
-    let probing = true
-    const probe = () => {
-      const at = performance.now()
-      worst = Math.max(worst, at - last)
-      last = at
-      if (probing) setImmediate(probe)
+  console.log(`rollup fold: ${ROWS} rows counted already; a backlog of ${BACKLOG} uncounted rows per case`)
+  console.log('backlog | slice rows | slices | worst event-loop hold (ms) | µs per row folded')
+  for (const recent of [true, false])
+    for (const sliceRows of SLICES) {
+      record(BACKLOG, recent)
+      let worst = 0
+      let last = performance.now()
+      let probing = true
+      const probe = () => {
+        const at = performance.now()
+        worst = Math.max(worst, at - last)
+        last = at
+        if (probing) setImmediate(probe)
+      }
+      setImmediate(probe)
+      const began = performance.now()
+      const { rows, slices } = await foldRollups(handle.db, sliceRows === undefined ? {} : { sliceRows })
+      const took = performance.now() - began
+      probing = false
+      if (rows !== BACKLOG) throw new Error(`folded ${rows} rows, expected ${BACKLOG}`)
+      const size = sliceRows === undefined ? 'adaptive' : String(sliceRows)
+      console.log(
+        `${recent ? 'recent' : 'spread'} | ${size.padStart(10)} | ${String(slices).padStart(6)} | ${worst.toFixed(1).padStart(26)} | ${((took * 1000) / rows).toFixed(1)}`,
+      )
     }
-    setImmediate(probe)
-    const began = performance.now()
-    const { rows, slices } = await foldRollups(handle.db, { sliceRows })
-    const took = performance.now() - began
-    probing = false
-    if (rows !== BACKLOG) throw new Error(`folded ${rows} rows, expected ${BACKLOG}`)
-    console.log(`${String(sliceRows).padStart(10)} | ${String(slices).padStart(6)} | ${worst.toFixed(1).padStart(26)} | ${((took * 1000) / rows).toFixed(1)}`)
-  }
 } finally {
   await handle.close()
   rmSync(dir, { recursive: true, force: true })

@@ -1,7 +1,7 @@
 // SQLite: the rollups of `interactions` are counted after the rows are committed, not in the group commit's
 // transaction. A fold counts the rows above the watermark (migration 0029: the rowid of the last row counted) into every
-// rollup and moves the watermark, in one write transaction per slice of at most FOLD_SLICE_ROWS rows, so one slice holds
-// the event loop only a few ms (bun:sqlite is synchronous). Folds run shortly after rows are recorded (debounced), before
+// rollup and moves the watermark, in one write transaction per slice, each sized to hold the event loop only a few ms
+// (bun:sqlite is synchronous). Folds run shortly after rows are recorded (debounced), before
 // every read of a rollup (so every answer counts every row committed before it was asked), at start-up and at shutdown.
 // A crash between a batch's commit and its fold leaves rows above the watermark: the next fold counts them, exactly once,
 // because a slice's counts and its watermark commit together. PostgreSQL counts each batch as it inserts it
@@ -15,11 +15,17 @@ import type { Database } from './schema.ts'
 import { sqliteWriterOf, writeTransaction } from './write-transaction.ts'
 
 /**
- * Rows counted per slice (one write transaction). A slice of 2,000 rows over many users, days and tools held the event
- * loop ~4 ms on the 2-core bench machine (docs/benchmarks.md, "Fifth pass"); the debounced fold of a busy server meets
- * a few hundred rows at a time.
+ * Rows counted per slice (one write transaction), sized as the summary sizes its chunks: every fold starts at
+ * FIRST_SLICE_ROWS, and the next slice doubles while one takes under SLICE_FAST_MS and halves when one takes over
+ * SLICE_SLOW_MS. What a row costs depends on where its keys fall: rows recorded in the last minutes share a day and a
+ * month and cost a few µs each, rows spread over a year (a backlog no running server makes) up to ~170 µs each, every
+ * key a page of its own (docs/benchmarks.md, "Fifth pass").
  */
-export const FOLD_SLICE_ROWS = 2000
+const FIRST_SLICE_ROWS = 128
+const MIN_SLICE_ROWS = 8
+const MAX_SLICE_ROWS = 8192
+const SLICE_FAST_MS = 1.5
+const SLICE_SLOW_MS = 4
 /** How long recorded rows may wait uncounted when nothing reads a rollup. */
 export const FOLD_DELAY_MS = 250
 
@@ -31,7 +37,7 @@ export interface FoldResult {
 }
 
 export interface FoldOptions {
-  /** Rows per slice (FOLD_SLICE_ROWS unless a test says otherwise). */
+  /** Rows per slice, every slice (tests and benches); adaptive when omitted. */
   readonly sliceRows?: number
 }
 
@@ -55,6 +61,9 @@ function foldSlice(connection: Sqlite, db: Kysely<Database>, sliceRows: number, 
   return slice.n
 }
 
+/** A file no server has open: nothing waits for the event loop, slices only bound one transaction's size. */
+const FILE_SLICE_ROWS = 20_000
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
@@ -65,11 +74,12 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 export async function foldRollups(db: Kysely<Database>, options: FoldOptions = {}): Promise<FoldResult> {
   const connection = kindOf(db) === 'sqlite' ? sqliteWriterOf(db) : null
   if (connection === null) return { rows: 0, slices: 0 }
-  const sliceRows = options.sliceRows ?? FOLD_SLICE_ROWS
+  let sliceRows = options.sliceRows ?? FIRST_SLICE_ROWS
   let upTo = Number.POSITIVE_INFINITY
   let rows = 0
   let slices = 0
   for (;;) {
+    const began = performance.now()
     const counted = await writeTransaction(
       db,
       async (run) => {
@@ -83,6 +93,11 @@ export async function foldRollups(db: Kysely<Database>, options: FoldOptions = {
     if (counted === 0) break
     rows += counted
     slices++
+    if (options.sliceRows === undefined) {
+      const took = performance.now() - began
+      if (took < SLICE_FAST_MS) sliceRows = Math.min(MAX_SLICE_ROWS, sliceRows * 2)
+      else if (took > SLICE_SLOW_MS) sliceRows = Math.max(MIN_SLICE_ROWS, sliceRows >> 1)
+    }
     await nextTurn()
   }
   return { rows, slices }
@@ -105,7 +120,7 @@ export async function foldSqliteFile(path: string): Promise<FoldResult> {
     const upTo = connection.query<{ e: number }, []>(LARGEST_SQL).get()!.e
     for (;;) {
       const counted = connection.transaction(() =>
-        foldSlice(connection, db, FOLD_SLICE_ROWS, upTo, (query) => connection.query(query.sql).run(...(query.parameters as never[]))),
+        foldSlice(connection, db, FILE_SLICE_ROWS, upTo, (query) => connection.query(query.sql).run(...(query.parameters as never[]))),
       )()
       if (counted === 0) break
       rows += counted
