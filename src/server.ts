@@ -7,6 +7,7 @@ import type { PasswordCost } from './modules/auth/passwords.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
+import { startRollupFolder, stopRollupFolder } from './platform/db/rollup-folder.ts'
 import type { DatabaseTarget } from './platform/db/target.ts'
 import { allowedMethodsOf } from './platform/http/allowed-methods.ts'
 import { multipartRoutesOf } from './platform/http/multipart-routes.ts'
@@ -50,6 +51,8 @@ export interface ServerOverrides {
   readonly passwordCost?: PasswordCost
   /** The outbound client's resolver and fetch (SSRF tests prove a refused call never reaches fetch). */
   readonly outbound?: Platform['outbound']
+  /** How long recorded rows wait before they are counted into the rollups when nothing reads them (SQLite). */
+  readonly rollupFoldDelayMs?: number
 }
 
 export interface AgentboxServer {
@@ -183,6 +186,13 @@ async function bootOn(
   // Instances on one PostgreSQL database must read one keyring: a secrets directory that is not the shared one stops
   // the boot here, not later as secrets that do not open.
   if (database.kind === 'postgres') await checkSharedKeyring(database.db, secrets)
+  // SQLite: rows a previous run recorded and did not count into the rollups yet (it stopped between the two) are counted.
+  const folded = await startRollupFolder(
+    database.db,
+    (error) => logger.warn('counting recorded interactions into their rollups failed; the next read or record retries', { error: (error as Error).message }),
+    overrides.rollupFoldDelayMs,
+  )
+  if (folded.rows > 0) logger.info('interactions counted into their rollups at start-up', { rows: folded.rows })
 
   let closing = false
   const jobs = new JobRunner(logger)
@@ -273,6 +283,8 @@ async function bootOn(
       }
       await jobs.stop()
       for (const module of inStartOrder(modules).reverse()) await module.stop?.()
+      // After the last record: what it left uncounted is counted now (else at the next start-up).
+      await stopRollupFolder(database.db)
       await cluster.stop()
       await database.close()
       dataDirLock.release()

@@ -69,6 +69,8 @@ export interface StartOptions {
   shutdownGraceMs?: number
   /** The outbound client's resolver and fetch (SSRF tests prove a refused call never reaches fetch). */
   outbound?: ServerOverrides['outbound']
+  /** How long recorded rows wait to be counted into the rollups when nothing reads them (SQLite; the server's 250 ms). */
+  rollupFoldDelayMs?: number
 }
 
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
@@ -92,7 +94,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   // argon2id at 1 MiB × 1 pass instead of 64 MiB × 2 (~1 ms instead of ~180 ms a hash): the suite hashes and verifies
   // hundreds of passwords. Real hashing all the same; test/compiled checks that servers store the production cost.
   const passwordCost = { memoryCost: 1024, timeCost: 1 }
-  let server = await createServer(config, { clock, logger: log, sleep, passwordCost, outbound: options.outbound })
+  let server = await createServer(config, { clock, logger: log, sleep, passwordCost, outbound: options.outbound, rollupFoldDelayMs: options.rollupFoldDelayMs })
   let checker: ConformanceChecker | undefined
   const checkConformance = async (
     method: string,
@@ -197,7 +199,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
     async restart() {
       await server.stop()
-      server = await createServer(config, { clock, logger: log, sleep, passwordCost, outbound: options.outbound })
+      server = await createServer(config, { clock, logger: log, sleep, passwordCost, outbound: options.outbound, rollupFoldDelayMs: options.rollupFoldDelayMs })
       checker = undefined
     },
     async close() {

@@ -1,51 +1,18 @@
-// Every rollup of the interactions (the insights' and the summary's) equals the same GROUP BY over the interaction rows: after concurrent records (the group commit
-// counts each batch in), after retention deletes (the delete triggers take rows out), and after migration 0011 is run
+// Every rollup of the interactions (the insights' and the summary's) equals the same GROUP BY over the interaction rows: after concurrent records (counted
+// with each batch on PostgreSQL, folded in after it on SQLite), after retention deletes (the delete triggers take rows out), and after migration 0011 is run
 // again on stored rows (its backfill).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type Kysely, sql } from 'kysely'
 import { pruneInteractions } from '../../src/modules/interactions/retention.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
 import { forMigrations } from '../../src/platform/db/dialect.ts'
-import { DURATION_BUCKET_SQL } from '../../src/platform/db/migrations/0008_insights.ts'
+import { foldRollups } from '../../src/platform/db/rollup-folder.ts'
 import * as m0011 from '../../src/platform/db/migrations/0011_insights_user_monthly_tools.ts'
+import { compareRollup, ROLLUPS } from '../helpers/rollups.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 const DAY = 86_400_000
 const NOW = '2026-11-20T12:00:00.000Z'
-const BUCKET = DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)')
-const DAY_OF = 'substr(created_at, 1, 10)'
-const MONTH_OF = 'substr(created_at, 1, 7)'
-
-/** Each rollup: its key columns, the same keys computed from an interaction row, and whether it counts durations. */
-const ROLLUPS: { table: string; keys: string[]; fromRow: string[]; errors: boolean; durations?: true }[] = [
-  { table: 'interaction_daily_kinds', keys: ['day', 'kind'], fromRow: [DAY_OF, 'kind'], errors: true },
-  { table: 'interaction_daily_tools', keys: ['day', 'kind', 'api_title', 'action'], fromRow: [DAY_OF, 'kind', 'api_title', 'action'], errors: true },
-  { table: 'interaction_monthly_tools', keys: ['month', 'kind', 'api_title', 'action'], fromRow: [MONTH_OF, 'kind', 'api_title', 'action'], errors: true },
-  {
-    table: 'interaction_user_daily_tools',
-    keys: ['user_id', 'day', 'kind', 'api_title', 'action'],
-    fromRow: ['user_id', DAY_OF, 'kind', 'api_title', 'action'],
-    errors: true,
-  },
-  {
-    table: 'interaction_user_monthly_tools',
-    keys: ['user_id', 'month', 'kind', 'api_title', 'action'],
-    fromRow: ['user_id', MONTH_OF, 'kind', 'api_title', 'action'],
-    errors: true,
-  },
-  { table: 'interaction_user_tools', keys: ['user_id', 'kind', 'api_title', 'action'], fromRow: ['user_id', 'kind', 'api_title', 'action'], errors: true },
-  { table: 'interaction_user_durations', keys: ['user_id', 'bucket'], fromRow: ['user_id', BUCKET], errors: false, durations: true },
-  { table: 'interaction_daily_active', keys: ['day', 'user_id'], fromRow: [DAY_OF, 'user_id'], errors: false },
-  // The summary's two (counted by the group commit since migration 0028, no longer by insert triggers).
-  { table: 'interaction_daily_usage', keys: ['day', 'api_title'], fromRow: [DAY_OF, 'api_title'], errors: false },
-  { table: 'interaction_user_daily_usage', keys: ['user_id', 'day', 'api_title', 'kind'], fromRow: ['user_id', DAY_OF, 'api_title', 'kind'], errors: false },
-  { table: 'interaction_daily_durations', keys: ['day', 'bucket'], fromRow: [DAY_OF, BUCKET], errors: false, durations: true },
-  { table: 'interaction_monthly_durations', keys: ['month', 'bucket'], fromRow: [MONTH_OF, BUCKET], errors: false, durations: true },
-  { table: 'interaction_title_daily_durations', keys: ['api_title', 'day', 'bucket'], fromRow: ['api_title', DAY_OF, BUCKET], errors: false, durations: true },
-  { table: 'interaction_user_daily_durations', keys: ['user_id', 'day', 'bucket'], fromRow: ['user_id', DAY_OF, BUCKET], errors: false, durations: true },
-  { table: 'interaction_user_monthly_durations', keys: ['user_id', 'month', 'bucket'], fromRow: ['user_id', MONTH_OF, BUCKET], errors: false, durations: true },
-]
-
 let t: TestServer
 let users: string[] = []
 
@@ -76,21 +43,7 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-/** The rollup's non-empty rows and the same counts from the interaction rows, both in key order. */
-async function compare(rollup: (typeof ROLLUPS)[number]): Promise<{ stored: unknown[]; fromRows: unknown[] }> {
-  const counts = rollup.errors ? 'n, errors' : 'n'
-  const keys = rollup.keys.join(', ')
-  const values = (rows: Record<string, unknown>[]) => rows.map((row) => Object.values(row))
-  const stored = values(await t.sql.all(`SELECT ${keys}, ${counts} FROM ${rollup.table} WHERE n <> 0 ORDER BY ${keys}`))
-  const positions = rollup.keys.map((_, i) => i + 1).join(', ')
-  const fromRows = values(
-    await t.sql.all(
-      `SELECT ${rollup.fromRow.map((expr, i) => `${expr} AS k${i}`).join(', ')}, count(*)${rollup.errors ? ', sum(is_error)' : ''} FROM interactions
-       ${rollup.durations ? 'WHERE duration_seconds IS NOT NULL' : ''} GROUP BY ${positions} ORDER BY ${positions}`,
-    ),
-  )
-  return { stored, fromRows }
-}
+const compare = (rollup: (typeof ROLLUPS)[number]) => compareRollup(t, rollup)
 
 describe('insights rollups', () => {
   test('each equals a GROUP BY over the rows after concurrent records', async () => {
@@ -116,8 +69,12 @@ describe('insights rollups', () => {
   test('migration 0011 run again on stored rows fills its rollups to the same counts, and its trigger takes deletes out', async () => {
     const db = t.server.database.db
     // As the migrator runs it: on PostgreSQL with the migrations' column types read as PostgreSQL's.
+    // Its backfill counts every stored row: the rows recorded so far are counted in the other rollups first.
+    await foldRollups(db)
     await m0011.down(forMigrations(db) as Kysely<unknown>)
     await m0011.up(forMigrations(db) as Kysely<unknown>)
+    // On SQLite migration 0029 replaced 0011's delete trigger by one for every rollup (which still stands): as it did.
+    if (t.server.database.kind === 'sqlite') await sql`drop trigger interactions_user_monthly_tools_delete`.execute(db)
     for (const table of ['interaction_user_monthly_tools', 'interaction_user_tools', 'interaction_user_durations']) {
       const rollup = ROLLUPS.find((candidate) => candidate.table === table)!
       const before = await compare(rollup)

@@ -1,6 +1,7 @@
 // POST /api/interaction/record-mcp-tool (CONTRACT §6): stored for the caller, is_error from result.isError, and every refusal.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { InteractionsService } from '../../src/modules/interactions/service.ts'
+import { foldRollups } from '../../src/platform/db/rollup-folder.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 let t: TestServer
@@ -108,7 +109,11 @@ describe('recording', () => {
 
 describe('group commit', () => {
   test('200 concurrent records are all stored, each with its own id, and the daily rollup counts every one', async () => {
-    const count = async (sql: string) => ((await t.sql.get(sql)) as { n: number }).n
+    // A rollup is read as every reader reads it: after the rows recorded so far are counted in (SQLite counts later).
+    const count = async (sql: string) => {
+      await foldRollups(t.server.database.db)
+      return ((await t.sql.get(sql)) as { n: number }).n
+    }
     const rowsBefore = await count('SELECT count(*) AS n FROM interactions')
     const rollupBefore = await count('SELECT sum(n) AS n FROM interaction_daily_usage')
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => record({ tool_name: `t${i}`, mcp_server_name: `s${i % 7}` })))

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
+import { foldRollups } from '../../platform/db/rollup-folder.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { invalidInput, type InputIssue } from '../../platform/errors.ts'
 import { authorizeAgent } from '../agents/index.ts'
@@ -37,6 +38,9 @@ export class InsightsService {
     const { fromMs, toMs } = this.#range(request)
     const agent = request.agent_name === undefined ? null : await authorizeAgent(this.db, request.agent_name, principal)
     const scope = { userId: principal.role === 'admin' ? null : principal.userId, agent: agent ? { id: agent.id, name: agent.name } : null }
+    // The worker reads the rollups on a read-only connection: every row committed before this request is counted in
+    // them first, on the writer (SQLite counts recorded rows a little later; platform/db/rollup-folder.ts).
+    await foldRollups(this.db)
     return this.run({ scope, fromMs, toMs })
   }
 

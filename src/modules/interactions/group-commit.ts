@@ -1,7 +1,8 @@
 // Group commit for the interaction store: inserts that arrive while one commits share the next transaction.
 import type { CompiledQuery, Kysely } from 'kysely'
 import { kindOf } from '../../platform/db/dialect.ts'
-import { insertWithRollupsPostgres, rollupStatements } from '../../platform/db/insights-rollups.ts'
+import { insertWithRollupsPostgres } from '../../platform/db/insights-rollups.ts'
+import { rowsInserted } from '../../platform/db/rollup-folder.ts'
 import type { DatabaseKind } from '../../platform/db/target.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import type { InteractionsTable } from '../../platform/db/tables/interactions.ts'
@@ -124,8 +125,11 @@ export class GroupCommitInserts {
   }
 
   /**
-   * The rows and every rollup that counts them (the summary's and the insights'), in one transaction. On
-   * SQLite the whole batch runs as one synchronous piece on the writer (platform/db/write-transaction.ts).
+   * The rows, committed. PostgreSQL counts them into every rollup (the summary's and the insights') in the same
+   * statement; SQLite inserts them only, and the rollup folder counts them shortly after, or before any read of a
+   * rollup, whichever comes first (platform/db/rollup-folder.ts): the batch is the whole transaction, a dozen upserts
+   * per batch fewer on the request thread. On SQLite the batch runs as one synchronous piece on the writer
+   * (platform/db/write-transaction.ts).
    */
   async #commitRows(rows: InteractionsTable[]): Promise<void> {
     // PostgreSQL: one statement, one round trip, whatever the batch's size (each round trip is another process's turn).
@@ -133,19 +137,11 @@ export class GroupCommitInserts {
     await writeTransaction(
       this.#db,
       async (run) => {
-        let first = Number.POSITIVE_INFINITY
-        let last = 0
-        for (const row of rows) {
-          // SQLite reports each row's rowid: the rollups find the batch by its range.
-          const { insertId } = await run(this.#query(row))
-          if (insertId === undefined) continue
-          first = Math.min(first, insertId)
-          last = Math.max(last, insertId)
-        }
-        for (const query of rollupStatements(this.#db, { kind: 'sqlite', first, last })) await run(query)
-        // Records and their counts: nothing the authenticator remembers (users, sessions, tokens) changes with them.
+        for (const row of rows) await run(this.#query(row))
+        // Records only: nothing the authenticator remembers (users, sessions, tokens) changes with them.
       },
       { unstamped: true },
     )
+    rowsInserted(this.#db)
   }
 }

@@ -4,6 +4,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { compileOnce } from '../../platform/db/compiled-query.ts'
+import { foldRollups } from '../../platform/db/rollup-folder.ts'
 import { EventLoopTurns, FairShare } from '../../platform/fair-share.ts'
 import { requestTraffic } from '../../platform/http/traffic.ts'
 import type { Database } from '../../platform/db/schema.ts'
@@ -300,6 +301,8 @@ export class SummaryService {
     const type = request.summary_type ?? 'api_usage'
     const { startMs, endMs } = resolveRange(request, frame, this.#clock.now())
     const userId = await this.#scope(principal, request.user_id)
+    // SQLite counts recorded rows into the rollups a little later: every row committed before this request, counted.
+    await foldRollups(this.#db)
     const titles = request.api_title ?? []
     const keys = bucketKeys(frame, startMs, endMs)
     // Bucket → title → count (api_usage), or bucket → count (total). Filled chunk by chunk, see FIRST_CHUNK_DAYS.

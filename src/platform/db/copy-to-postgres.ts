@@ -7,6 +7,7 @@ import { type Kysely, sql } from 'kysely'
 import { openDatabase, type PostgresHandle } from './database.ts'
 import { migrateToLatest } from './migrate.ts'
 import { MIGRATIONS } from './migrations/index.ts'
+import { foldSqliteFile } from './rollup-folder.ts'
 import { redactedUrl } from './target.ts'
 
 export class CopyError extends Error {}
@@ -38,6 +39,11 @@ export interface CopyOptions {
 
 /** Kysely's own bookkeeping: the target's migrations write it, so it is never copied. */
 const isBookkeeping = (table: string) => table.startsWith('kysely_')
+/**
+ * SQLite's own: the rollups' watermark (migration 0029). The copy counts every row into the rollups first and copies
+ * those; PostgreSQL counts each batch as it inserts it and has no watermark.
+ */
+const SQLITE_ONLY: ReadonlySet<string> = new Set(['interaction_rollup_watermark'])
 /** Tables whose rows a migration writes (one counter per cached kind): the target holds them once migrated, so they do
  * not make it "not empty", and the source's rows replace them. */
 const SEEDED_BY_MIGRATIONS: ReadonlySet<string> = new Set(['cluster_revisions'])
@@ -55,7 +61,8 @@ interface TargetColumn {
 
 /**
  * Steps performed:
- * 1. open the source read-only and check it was migrated by exactly this binary's migrations;
+ * 1. open the source read-only and check it was migrated by exactly this binary's migrations; count every interaction
+ *    into the rollups (SQLite counts them after the rows are committed: platform/db/rollup-folder.ts);
  * 2. check the target is empty (no tables, or only agentbox's with no rows: a copy that failed before), migrate it;
  * 3. in one transaction, with the tables' own triggers switched off (the rollups are copied, not recounted; immutable
  *    rows are written once), copy table by table in foreign-key order, in batches, summing a checksum of each row;
@@ -66,6 +73,9 @@ export async function copySqliteToPostgres(sourcePath: string, url: string, opti
   const source = openSource(sourcePath)
   let target: PostgresHandle | null = null
   try {
+    // The rollups are copied as stored: first every row is counted into them (SQLite counts recorded rows a little
+    // after they are committed; a server stopped by a crash may have left some). Nothing else writes the file now.
+    await foldSqliteFile(sourcePath)
     const sourceTables = sourceTablesOf(source)
     target = openDatabase({ kind: 'postgres', url }) as PostgresHandle
     await reachable(target, url)
@@ -134,7 +144,7 @@ function openSource(path: string): Sqlite {
 function sourceTablesOf(source: Sqlite): string[] {
   return (source.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
     .map((row) => row.name)
-    .filter((name) => !isBookkeeping(name))
+    .filter((name) => !isBookkeeping(name) && !SQLITE_ONLY.has(name))
 }
 
 async function reachable(target: PostgresHandle, url: string): Promise<void> {

@@ -1,11 +1,11 @@
 // Every rollup of `interactions` (the summary's of migrations 0002 and 0006, the insights' of 0008 and 0011), brought
-// up to date for rows just inserted: one aggregated upsert per rollup for a whole group-committed batch, instead of one
-// per row and rollup in a trigger (that cost ~110 µs per recorded interaction for the insights' rollups; migration 0028
-// took the summary's two insert triggers out too). Every INSERT into `interactions` must therefore count its rows here:
-// the group commit does, and so do the bench loaders. Deletes (retention) are still taken out by the delete triggers,
-// which compute the duration bucket with the same SQL. SQLite picks the batch by rowid range after the rows' own
-// inserts; PostgreSQL (no rowid, and a round trip per statement) inserts the rows and counts them in one statement.
-// Hence here in platform/db.
+// up to date for a range of rows: one aggregated upsert per rollup for many rows, instead of one per row and rollup in
+// a trigger (that cost ~110 µs per recorded interaction for the insights' rollups; migration 0028 took the summary's
+// two insert triggers out too). On SQLite the rows are counted after they are committed, by the rollup folder
+// (rollup-folder.ts: the rows above migration 0029's watermark, a slice at a time); a loader that counts its own rows
+// here must move the watermark with them (rollUpInteractions does). Deletes (retention) are taken out by the delete
+// trigger, which computes the duration bucket with the same SQL. PostgreSQL (no rowid, and a round trip per
+// statement) inserts the rows and counts them in one statement. Hence here in platform/db.
 import { type CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from './schema.ts'
 import { nameStatement } from './postgres.ts'
@@ -16,7 +16,7 @@ const BUCKET = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds
 const DAY = sql.raw('substr(created_at, 1, 10)')
 const MONTH = sql.raw('substr(created_at, 1, 7)')
 
-/** The rows just inserted on SQLite, by rowid (one writer, one transaction: they are contiguous). */
+/** Rows on SQLite, by rowid: a slice the folder counts, or rows a loader just inserted (contiguous: one writer). */
 export type InsertedRows = { readonly kind: 'sqlite'; readonly first: number; readonly last: number }
 
 /**
@@ -214,7 +214,7 @@ function upsert(rollup: Rollup, from: RawBuilder<unknown>, where: RawBuilder<unk
 /** The SQLite upserts, compiled once (building and compiling them cost more than running them); only the rowids change. */
 let sqliteStatements: readonly CompiledQuery[] | null = null
 
-/** The statements that count the rows just inserted into every rollup (SQLite), to run in the same transaction. */
+/** The statements that count the rows `rows` into every rollup (SQLite); the folder runs them with the watermark's move. */
 export function rollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): CompiledQuery[] {
   if (sqliteStatements === null) {
     const target = db as unknown as Kysely<Database>
@@ -226,9 +226,20 @@ export function rollupStatements<DB>(db: Kysely<DB>, rows: InsertedRows): Compil
   return sqliteStatements.map((query) => ({ ...query, parameters: [rows.first, rows.last] }))
 }
 
-/** Counts the rows just inserted into every rollup (SQLite). Call inside the transaction that inserted them. */
+/**
+ * Counts the rows just inserted into every rollup and moves the watermark past them (SQLite: bench loaders that insert
+ * without the group commit). Call inside the transaction that inserted them. Throws unless every row before them was
+ * counted already (the watermark at `first - 1`), so no row is ever counted twice or skipped.
+ */
 export async function rollUpInteractions(trx: Kysely<Database>, rows: InsertedRows): Promise<void> {
   for (const query of rollupStatements(trx, rows)) await trx.executeQuery(query)
+  const moved = await trx
+    .updateTable('interaction_rollup_watermark')
+    .set({ last_rowid: rows.last })
+    .where('id', '=', 1)
+    .where('last_rowid', '=', rows.first - 1)
+    .executeTakeFirst()
+  if (Number(moved.numUpdatedRows) !== 1) throw new Error('rows before these are not counted yet: fold them first (rollup-folder.ts)')
 }
 
 /** The interaction columns, and the array type each is sent as to PostgreSQL's unnest. */

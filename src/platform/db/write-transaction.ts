@@ -36,6 +36,12 @@ export function registerSqliteWriter(db: Kysely<any>, writer: SqliteWriter): voi
   writers.set(db, writer)
 }
 
+/** The SQLite writer under `db` (null on PostgreSQL): reads inside `writeTransaction` run on it, synchronously. */
+// biome-ignore lint/suspicious/noExplicitAny: any database's Kysely
+export function sqliteWriterOf(db: Kysely<any>): Sqlite | null {
+  return writers.get(db)?.connection ?? null
+}
+
 export interface WriteTransactionOptions {
   /**
    * The transaction writes only rows that no cache keyed on the change stamp depends on (users, sessions and tokens

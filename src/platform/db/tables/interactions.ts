@@ -148,6 +148,15 @@ export interface InteractionUserDurationsTable {
   n: number
 }
 
+/**
+ * SQLite only (migration 0029): one row, the rowid of the last interaction counted into every rollup
+ * (platform/db/rollup-folder.ts). PostgreSQL counts each batch as it inserts it and has no such table.
+ */
+export interface InteractionRollupWatermarkTable {
+  id: number
+  last_rowid: number
+}
+
 export interface InteractionsTables {
   user_settings: UserSettingsTable
   context_types: ContextTypesTable
@@ -167,4 +176,5 @@ export interface InteractionsTables {
   interaction_user_monthly_tools: InteractionUserMonthlyToolsTable
   interaction_user_tools: InteractionUserToolsTable
   interaction_user_durations: InteractionUserDurationsTable
+  interaction_rollup_watermark: InteractionRollupWatermarkTable
 }
