@@ -161,7 +161,8 @@ describe.skipIf(!hasChromium)('console: the main navigation', () => {
     await page.keyboard.press('Enter')
     await page.waitForURL(`${base}/mcp-servers`)
     await page.getByRole('heading', { name: 'MCP servers', level: 1 }).waitFor()
-    expect(await more(page).getAttribute('aria-expanded')).toBe('false')
+    // Closed once the new page has rendered, which may come after its heading: waited for, not read once.
+    await nav(page).locator('button[aria-controls="nav-more-menu"][aria-expanded="false"]').waitFor()
 
     // Tabbing past the menu's last link closes it; so does a click elsewhere on the page.
     await more(page).focus()
