@@ -14,8 +14,7 @@ export function createJsonWorkerParser(idleMs = IDLE_MS): JsonParser {
   let worker: Worker | null = null
   let nextId = 0
   let idleTimer: ReturnType<typeof setTimeout> | undefined
-  const pending = new Map<number, (result: JsonBodyResult) => void>()
-  const failures = new Map<number, (error: Error) => void>()
+  const pending = new Map<number, { resolve: (result: JsonBodyResult) => void; reject: (error: Error) => void }>()
 
   // Asked to close itself: Worker.terminate() blocks the calling thread while the worker's heap is torn down.
   const retire = () => {
@@ -29,10 +28,9 @@ export function createJsonWorkerParser(idleMs = IDLE_MS): JsonParser {
     ;(created as Worker & { unref(): void }).unref()
     created.onmessage = (event: MessageEvent<JsonAnswer>) => {
       const answer = event.data
-      const resolve = pending.get(answer.id)
+      const waiting = pending.get(answer.id)
       pending.delete(answer.id)
-      failures.delete(answer.id)
-      resolve?.(answer.ok ? { ok: true, value: answer.value } : { ok: false, error: answer.error })
+      waiting?.resolve(answer.ok ? { ok: true, value: answer.value } : { ok: false, error: answer.error })
       if (pending.size === 0) {
         idleTimer = setTimeout(retire, idleMs)
         idleTimer.unref?.()
@@ -43,9 +41,8 @@ export function createJsonWorkerParser(idleMs = IDLE_MS): JsonParser {
       // what it held fails now, as a 500.
       created.postMessage({ close: true } satisfies JsonJob)
       if (worker === created) worker = null
-      for (const reject of failures.values()) reject(new Error(`JSON worker failed: ${event.message}`))
+      for (const waiting of pending.values()) waiting.reject(new Error(`JSON worker failed: ${event.message}`))
       pending.clear()
-      failures.clear()
     }
     return created
   }
@@ -55,8 +52,7 @@ export function createJsonWorkerParser(idleMs = IDLE_MS): JsonParser {
       clearTimeout(idleTimer)
       worker ??= start()
       const id = ++nextId
-      pending.set(id, resolve)
-      failures.set(id, reject)
+      pending.set(id, { resolve, reject })
       // Transferred, not copied: a view over part of a larger buffer is copied out first.
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice()
       const buffer = owned.buffer as ArrayBuffer
