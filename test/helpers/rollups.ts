@@ -56,3 +56,27 @@ export async function compareRollup(t: TestServer, rollup: (typeof ROLLUPS)[numb
   )
   return { stored, fromRows }
 }
+
+/**
+ * PostgreSQL's daily usage by month (migration 0030) as (day, title, calls) for every non-zero day, and the same from
+ * the interaction rows, both in (day, title) order.
+ */
+export async function compareDailyUsageByMonth(t: TestServer): Promise<{ stored: unknown[]; fromRows: unknown[] }> {
+  const days = Array.from({ length: 31 }, (_, i) => `d${String(i + 1).padStart(2, '0')}`)
+  const months = (await t.sql.all(`SELECT month, api_title, ${days.join(', ')} FROM interaction_daily_usage_by_month ORDER BY month, api_title`)) as Record<
+    string,
+    string | number
+  >[]
+  const stored: [string, string, number][] = []
+  for (const row of months)
+    days.forEach((column, i) => {
+      if (Number(row[column]) !== 0) stored.push([`${row.month}-${String(i + 1).padStart(2, '0')}`, String(row.api_title), Number(row[column])])
+    })
+  stored.sort(([dayA, titleA], [dayB, titleB]) => (dayA === dayB ? (titleA < titleB ? -1 : titleA > titleB ? 1 : 0) : dayA < dayB ? -1 : 1))
+  const fromRows = (await t.sql.all(`SELECT ${DAY_OF} AS day, api_title, count(*) AS n FROM interactions GROUP BY 1, 2 ORDER BY 1, 2`)) as {
+    day: string
+    api_title: string
+    n: number
+  }[]
+  return { stored, fromRows: fromRows.map((row) => [row.day, row.api_title, Number(row.n)]) }
+}

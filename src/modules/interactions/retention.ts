@@ -1,6 +1,7 @@
 // Retention: deletes interactions of UTC days older than the configured number of days, in small batches.
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
+import { removeEmptyMonthsOfDailyUsage } from '../../platform/db/daily-usage-by-month.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { DAY_MS, dayKey, startOfDay } from './buckets.ts'
 
@@ -49,5 +50,6 @@ export async function pruneInteractions(db: Kysely<Database>, clock: Clock, rete
   }
   await db.deleteFrom('interaction_daily_usage').where('day', '<', cutoffDay).where('n', '=', 0).execute()
   await db.deleteFrom('interaction_user_daily_usage').where('day', '<', cutoffDay).where('n', '=', 0).execute()
+  await removeEmptyMonthsOfDailyUsage(db, cutoffDay)
   return { cutoffDay, deleted }
 }

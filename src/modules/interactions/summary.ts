@@ -4,12 +4,13 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { compileOnce } from '../../platform/db/compiled-query.ts'
+import { readDailyUsageByMonth, type UsageMonth } from '../../platform/db/daily-usage-by-month.ts'
 import { foldRollups } from '../../platform/db/rollup-folder.ts'
 import { EventLoopTurns, FairShare } from '../../platform/fair-share.ts'
 import { requestTraffic } from '../../platform/http/traffic.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { forbidden, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
-import { bucketCount, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, startOfDay, type TimeFrame } from './buckets.ts'
+import { bucketCount, bucketKey, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, startOfDay, type TimeFrame } from './buckets.ts'
 
 export type SummaryType = 'api_usage' | 'total'
 
@@ -196,6 +197,34 @@ function chunkQuery(
     .$castTo<BucketCount>()
 }
 
+/**
+ * PostgreSQL reads the organisation's days from its daily usage by month (platform/db/daily-usage-by-month.ts), at
+ * most this many (month, title) rows at once (a year of ~75 titles); a range that holds more is read by days in
+ * chunks, as above. A month's rows are worked on between turns of the event loop.
+ */
+const MONTH_ROWS_AT_ONCE = 1000
+
+/**
+ * The non-empty counts of one month's rows (every title's, in code-point order) within the days `first` … `last`, in
+ * (day, title) order, each day's bucket computed once.
+ */
+function countsOfMonth(rows: readonly UsageMonth[], frame: TimeFrame, first: string, last: string): BucketCount[] {
+  const counts: BucketCount[] = []
+  const month = rows[0]?.month
+  for (let index = 0; index < 31 && month !== undefined; index++) {
+    const day = `${month}-${index < 9 ? '0' : ''}${index + 1}`
+    if (day < first || day > last) continue
+    let bucket: string | null = null
+    for (const row of rows) {
+      const n = row.days[index]!
+      if (n <= 0) continue
+      bucket ??= frame === 'daily' ? day : bucketKey(frame, Date.parse(day))
+      counts.push({ bucket, api_title: row.api_title, n })
+    }
+  }
+  return counts
+}
+
 /** The compiled chunk queries, by time frame, type, scope, and whether the range is asked at once (24 at most). */
 const compiledChunks = new Map<string, (db: Kysely<Database>, values: { first: string; last: string; user: string | null }) => Promise<BucketCount[]>>()
 
@@ -315,7 +344,24 @@ export class SummaryService {
     const byRows = kindOf(this.#db) === 'postgres'
     let atOnce = byRows
     const turns = new EventLoopTurns(TURN_EVERY_MS)
-    for (let chunkStart = startOfDay(startMs); chunkStart <= endMs; ) {
+    const take = (rows: readonly BucketCount[]) => {
+      if (daily) daily.add(rows)
+      else
+        for (const row of rows) {
+          if (type === 'total') {
+            // Number(): SQLite's sum() is a number, but other drivers give an integer sum as a bigint or text.
+            totals.set(row.bucket, (totals.get(row.bucket) ?? 0) + Number(row.n))
+            continue
+          }
+          let titlesOfBucket = byBucket.get(row.bucket)
+          if (!titlesOfBucket) byBucket.set(row.bucket, (titlesOfBucket = new Map()))
+          titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + Number(row.n))
+        }
+    }
+    let chunkStart = startOfDay(startMs)
+    // PostgreSQL, the organisation: its days a row per month and title, when the range holds few enough of them.
+    if (byRows && userId === null && (await this.#fromMonths(frame, dayKey(startMs), dayKey(endMs), titles, take, turns))) chunkStart = endMs + 1
+    while (chunkStart <= endMs) {
       let began = performance.now()
       const firstDay = dayKey(chunkStart)
       const lastEnd = atOnce ? endMs : Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
@@ -337,18 +383,7 @@ export class SummaryService {
           continue
         }
       }
-      if (daily) daily.add(rows)
-      else
-        for (const row of rows) {
-          if (type === 'total') {
-            // Number(): SQLite's sum() is a number, but other drivers give an integer sum as a bigint or text.
-            totals.set(row.bucket, (totals.get(row.bucket) ?? 0) + Number(row.n))
-            continue
-          }
-          let titlesOfBucket = byBucket.get(row.bucket)
-          if (!titlesOfBucket) byBucket.set(row.bucket, (titlesOfBucket = new Map()))
-          titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + Number(row.n))
-        }
+      take(rows)
       const took = performance.now() - began
       const daysRead = Math.floor((lastEnd - chunkStart) / DAY_MS) + 1
       chunkStart = startOfDay(lastEnd) + DAY_MS
@@ -383,6 +418,33 @@ export class SummaryService {
       parts.push(`"${key}":{${body}}`)
     }
     return `{${parts.join(',')}}`
+  }
+
+  /**
+   * The organisation's counts of the days `first` … `last` from PostgreSQL's daily usage by month, handed to `take` a
+   * month at a time in (day, title) order, with a turn of the event loop when due: false (nothing taken) when the range
+   * holds more than MONTH_ROWS_AT_ONCE rows, which are then read by days in chunks.
+   */
+  async #fromMonths(
+    frame: TimeFrame,
+    first: string,
+    last: string,
+    titles: string[],
+    take: (rows: readonly BucketCount[]) => void,
+    turns: EventLoopTurns,
+  ): Promise<boolean> {
+    const months = await readDailyUsageByMonth(this.#db, { first: first.slice(0, 7), last: last.slice(0, 7) }, titles, MONTH_ROWS_AT_ONCE + 1)
+    if (months.length > MONTH_ROWS_AT_ONCE) return false
+    for (let start = 0; start < months.length; ) {
+      const began = performance.now()
+      let end = start
+      while (end < months.length && months[end]!.month === months[start]!.month) end++
+      take(countsOfMonth(months.slice(start, end), frame, first, last))
+      start = end
+      if (await SUMMARIES_SHARE.after(performance.now() - began)) turns.rested()
+      else await turns.maybe()
+    }
+    return true
   }
 
   /**
