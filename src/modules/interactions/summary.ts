@@ -48,9 +48,10 @@ const ROWS_PER_CHUNK = 4000
 const MAX_CHUNK_DAYS_BY_ROWS = 1000
 /**
  * Before any of that, PostgreSQL is asked for the whole range at once, at most ROWS_PER_CHUNK + 1 rollup rows: when
- * the range holds no more than ROWS_PER_CHUNK (a member's year, a small organisation's), that one statement is the
- * answer, where chunks cost two to four round trips. When it holds more, the statement read that many rows and was
- * cut somewhere in the range; its rows are dropped and the range is read in chunks as above.
+ * the range holds no more than ROWS_PER_CHUNK (a member's year), that one statement is the answer, where chunks cost
+ * two to four round trips. When it holds more, the statement read that many rows and was cut somewhere in the range;
+ * its rows are dropped and the range is read in chunks as above. (The organisation's days are read by month before
+ * that: MONTH_ROWS_AT_ONCE.)
  */
 
 function nextChunkByRows(rows: number, daysRead: number, chunkDays: number): number {
@@ -144,32 +145,20 @@ function chunkQuery(
   // Daily counts are read in key order; asked so inside the limit too, PostgreSQL reads them in the primary key's order
   // (where a limit without it made it scan, then sort).
   const inKeyOrder = frame === 'daily' && type === 'api_usage'
-  const daily = ofUser
-    ? db
-        .selectFrom('interaction_user_daily_usage')
-        .select(['day', 'api_title', 'n'])
-        .where('user_id', '=', span.user!)
-        .where('day', '>=', span.first)
-        .where('day', '<=', span.last)
-        .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        .$if(atOnce, (qb) =>
-          qb
-            .where('n', '>', nonEmpty)
-            .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
-            .limit(atMost(ROWS_PER_CHUNK + 1)),
-        )
-    : db
-        .selectFrom('interaction_daily_usage')
-        .select(['day', 'api_title', 'n'])
-        .where('day', '>=', span.first)
-        .where('day', '<=', span.last)
-        .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        .$if(atOnce, (qb) =>
-          qb
-            .where('n', '>', nonEmpty)
-            .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
-            .limit(atMost(ROWS_PER_CHUNK + 1)),
-        )
+  // The organisation's rollup, or one user's (the same columns, keyed by user too).
+  const daily = db
+    .selectFrom(ofUser ? 'interaction_user_daily_usage' : 'interaction_daily_usage')
+    .select(['day', 'api_title', 'n'])
+    .$if(ofUser, (qb) => qb.where('user_id', '=', span.user!))
+    .where('day', '>=', span.first)
+    .where('day', '<=', span.last)
+    .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
+    .$if(atOnce, (qb) =>
+      qb
+        .where('n', '>', nonEmpty)
+        .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
+        .limit(atMost(ROWS_PER_CHUNK + 1)),
+    )
   // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller), read in key order
   // (the rollups' primary key: no sort) and written out as they come: half what SQLite's aggregate cost, and no merging.
   if (frame === 'daily' && type === 'api_usage')
