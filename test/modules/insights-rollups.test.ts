@@ -55,11 +55,12 @@ describe('insights rollups', () => {
       expect(stored.length).toBeGreaterThan(0)
       expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
     }
-    if (ON_POSTGRES) {
-      const { stored, fromRows } = await compareDailyUsageByMonth(t)
-      expect(stored.length).toBe(90 * 8)
-      expect(stored).toEqual(fromRows)
-    }
+    if (ON_POSTGRES)
+      for (const of of ['organisation', 'users'] as const) {
+        const { stored, fromRows } = await compareDailyUsageByMonth(t, of)
+        expect(stored.length).toBeGreaterThanOrEqual(90 * 8)
+        expect(stored).toEqual(fromRows)
+      }
   })
 
   test('each still equals the rows after retention deleted the oldest days', async () => {
@@ -71,27 +72,34 @@ describe('insights rollups', () => {
       const { stored, fromRows } = await compare(rollup)
       expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
     }
-    if (ON_POSTGRES) {
-      const { stored, fromRows } = await compareDailyUsageByMonth(t)
-      expect(stored.length).toBe(46 * 8)
-      expect(stored).toEqual(fromRows)
-      // The months wholly before the cutoff (2026-10-06) held only pruned days: their rows are gone; October's stays.
-      expect(await t.sql.all('SELECT month FROM interaction_daily_usage_by_month ORDER BY month, api_title LIMIT 1')).toEqual([{ month: '2026-10' }])
-    }
+    if (ON_POSTGRES)
+      for (const of of ['organisation', 'users'] as const) {
+        const { stored, fromRows } = await compareDailyUsageByMonth(t, of)
+        expect(stored.length).toBeGreaterThanOrEqual(46 * 8)
+        expect(stored).toEqual(fromRows)
+        // The months wholly before the cutoff (2026-10-06) held only pruned days: their rows are gone; October's stays.
+        const table = of === 'users' ? 'interaction_user_daily_usage_by_month' : 'interaction_daily_usage_by_month'
+        expect(await t.sql.all(`SELECT min(month) AS month FROM ${table}`)).toEqual([{ month: '2026-10' }])
+      }
   })
 
   test.if(ON_POSTGRES)('PostgreSQL: migration 0030 run again on stored rows fills the same days, and its trigger takes deletes out', async () => {
     const db = t.server.database.db
-    const before = await compareDailyUsageByMonth(t)
+    const scopes = ['organisation', 'users'] as const
+    const before = await Promise.all(scopes.map((of) => compareDailyUsageByMonth(t, of)))
     await m0030.down(forMigrations(db) as Kysely<unknown>)
     await m0030.up(forMigrations(db) as Kysely<unknown>)
-    const refilled = await compareDailyUsageByMonth(t)
-    expect(refilled.stored).toEqual(before.stored)
-    expect(refilled.stored).toEqual(refilled.fromRows)
+    for (const [i, of] of scopes.entries()) {
+      const refilled = await compareDailyUsageByMonth(t, of)
+      expect(refilled.stored).toEqual(before[i]!.stored)
+      expect(refilled.stored).toEqual(refilled.fromRows)
+    }
     await sql`delete from interactions where user_id = ${users[2]!} and substr(created_at, 1, 10) in ('2026-10-31', '2026-11-15')`.execute(db)
-    const after = await compareDailyUsageByMonth(t)
-    expect(after.stored).toEqual(after.fromRows)
-    expect(after.stored).not.toEqual(before.stored)
+    for (const [i, of] of scopes.entries()) {
+      const after = await compareDailyUsageByMonth(t, of)
+      expect(after.stored).toEqual(after.fromRows)
+      expect(after.stored).not.toEqual(before[i]!.stored)
+    }
   })
 
   test('migration 0011 run again on stored rows fills its rollups to the same counts, and its trigger takes deletes out', async () => {

@@ -310,6 +310,14 @@ describe('exactness of the organisation rollup', () => {
       const expected: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(res.body).map((k) => [k, {}]))
       for (const row of await naive(bucket)) expected[row.b]![row.api_title] = row.n
       expect(res.body).toEqual(expected)
+      // One user's, as an admin narrows to them (their own rollup: every kind of call counted together).
+      const ofAlice = await summary({ time_frame: frame, ...range, user_id: alice.id })
+      const expectedOfAlice: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(ofAlice.body).map((k) => [k, {}]))
+      for (const row of (await t.sql.all(
+        `SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions ${notIndexed} WHERE created_at >= '2027-03-01' AND created_at < '2027-06-29' AND user_id = '${alice.id}' GROUP BY 1, 2`,
+      )) as { b: string; api_title: string; n: number }[])
+        expectedOfAlice[row.b]![row.api_title] = row.n
+      expect(ofAlice.body).toEqual(expectedOfAlice)
     }
     // A range that starts and ends inside months, a title filter, and totals: the days outside it never count.
     const within = "created_at >= '2027-03-15' AND created_at < '2027-05-11'"

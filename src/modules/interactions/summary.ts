@@ -42,17 +42,11 @@ const CHUNK_SLOW_MS = 4
  * On PostgreSQL a chunk's query is a round trip to another process, during which the event loop turns (the driver
  * parses the rows as they arrive, a socket read at a time): what holds the loop is our work on the rows, and what
  * costs is the number of round trips. So there the next chunk is sized by the rows the last one held per day, to
- * about ROWS_PER_CHUNK rows (a few milliseconds of work), and a member's year is two queries instead of five.
+ * about ROWS_PER_CHUNK rows (a few milliseconds of work). Most ranges on PostgreSQL never come to chunks: their days
+ * are read by month first (MONTH_ROWS_AT_ONCE).
  */
 const ROWS_PER_CHUNK = 4000
 const MAX_CHUNK_DAYS_BY_ROWS = 1000
-/**
- * Before any of that, PostgreSQL is asked for the whole range at once, at most ROWS_PER_CHUNK + 1 rollup rows: when
- * the range holds no more than ROWS_PER_CHUNK (a member's year), that one statement is the answer, where chunks cost
- * two to four round trips. When it holds more, the statement read that many rows and was cut somewhere in the range;
- * its rows are dropped and the range is read in chunks as above. (The organisation's days are read by month before
- * that: MONTH_ROWS_AT_ONCE.)
- */
 
 function nextChunkByRows(rows: number, daysRead: number, chunkDays: number): number {
   if (rows === 0) return Math.min(MAX_CHUNK_DAYS_BY_ROWS, chunkDays * 2)
@@ -84,8 +78,6 @@ interface BucketCount {
   bucket: string
   api_title: string
   n: number
-  /** The whole range at once (PostgreSQL), grouped frames: the rollup rows summed into this count. */
-  rows?: number
 }
 
 interface Range {
@@ -135,16 +127,9 @@ function chunkQuery(
   ofUser: boolean,
   span: { first: string; last: string; user: string | null },
   titles: string[],
-  atOnce: boolean,
 ) {
   const bucket = bucketOfDay(db, frame)
   const nonEmpty = sql.lit(0)
-  // At once (PostgreSQL): the rows that count (n > 0: rows emptied by retention hold 0 until removed), at most one more
-  // than a chunk holds, so that the rows read say whether the range fits.
-  const atMost = (rows: number) => sql.lit(rows)
-  // Daily counts are read in key order; asked so inside the limit too, PostgreSQL reads them in the primary key's order
-  // (where a limit without it made it scan, then sort).
-  const inKeyOrder = frame === 'daily' && type === 'api_usage'
   // The organisation's rollup, or one user's (the same columns, keyed by user too).
   const daily = db
     .selectFrom(ofUser ? 'interaction_user_daily_usage' : 'interaction_daily_usage')
@@ -153,12 +138,6 @@ function chunkQuery(
     .where('day', '>=', span.first)
     .where('day', '<=', span.last)
     .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-    .$if(atOnce, (qb) =>
-      qb
-        .where('n', '>', nonEmpty)
-        .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
-        .limit(atMost(ROWS_PER_CHUNK + 1)),
-    )
   // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller), read in key order
   // (the rollups' primary key: no sort) and written out as they come: half what SQLite's aggregate cost, and no merging.
   if (frame === 'daily' && type === 'api_usage')
@@ -169,10 +148,7 @@ function chunkQuery(
       .orderBy('d.day')
       .orderBy('d.api_title')
       .$castTo<BucketCount>()
-  const grouped = db
-    .selectFrom(daily.as('d'))
-    .select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
-    .$if(atOnce, (qb) => qb.select((eb) => eb.fn.countAll<number>().as('rows')))
+  const grouped = db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
   if (type === 'total')
     return grouped
       .select(sql<string>`''`.as('api_title'))
@@ -187,9 +163,9 @@ function chunkQuery(
 }
 
 /**
- * PostgreSQL reads the organisation's days from its daily usage by month (platform/db/daily-usage-by-month.ts), at
- * most this many (month, title) rows at once (a year of ~75 titles); a range that holds more is read by days in
- * chunks, as above. A month's rows are worked on between turns of the event loop.
+ * PostgreSQL reads the days from its daily usage by month (platform/db/daily-usage-by-month.ts), the organisation's or
+ * a user's, at most this many (month, title) rows at once (a year of ~75 titles); a range that holds more is read by
+ * days in chunks, as above. A month's rows are worked on between turns of the event loop.
  */
 const MONTH_ROWS_AT_ONCE = 1000
 
@@ -331,7 +307,6 @@ export class SummaryService {
     const daily = frame === 'daily' && type === 'api_usage' ? new DailyBodies() : null
     let chunkDays: number = FIRST_CHUNK_DAYS[userId === null ? 'organisation' : 'user']
     const byRows = kindOf(this.#db) === 'postgres'
-    let atOnce = byRows
     const turns = new EventLoopTurns(TURN_EVERY_MS)
     const take = (rows: readonly BucketCount[]) => {
       if (daily) daily.add(rows)
@@ -348,30 +323,16 @@ export class SummaryService {
         }
     }
     let chunkStart = startOfDay(startMs)
-    // PostgreSQL, the organisation: its days a row per month and title, when the range holds few enough of them.
-    if (byRows && userId === null && (await this.#fromMonths(frame, dayKey(startMs), dayKey(endMs), titles, take, turns))) chunkStart = endMs + 1
+    // PostgreSQL: the days a row per month and title, when the range holds few enough of them.
+    if (byRows && (await this.#fromMonths(frame, userId, dayKey(startMs), dayKey(endMs), titles, take, turns))) chunkStart = endMs + 1
     while (chunkStart <= endMs) {
       let began = performance.now()
       const firstDay = dayKey(chunkStart)
-      const lastEnd = atOnce ? endMs : Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
+      const lastEnd = Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
       const lastDay = dayKey(lastEnd)
-      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay, atOnce)
+      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay)
       // PostgreSQL: the wait for the rows did not hold the loop; the work on them does.
       if (byRows) began = performance.now()
-      if (atOnce) {
-        atOnce = false
-        let read = rows.length
-        if (!daily) {
-          read = 0
-          for (const row of rows) read += Number(row.rows)
-        }
-        if (read > ROWS_PER_CHUNK) {
-          // More than a chunk's worth, cut somewhere: dropped, and the range read in chunks from its start.
-          if (await SUMMARIES_SHARE.after(performance.now() - began)) turns.rested()
-          else await turns.maybe()
-          continue
-        }
-      }
       take(rows)
       const took = performance.now() - began
       const daysRead = Math.floor((lastEnd - chunkStart) / DAY_MS) + 1
@@ -410,19 +371,20 @@ export class SummaryService {
   }
 
   /**
-   * The organisation's counts of the days `first` … `last` from PostgreSQL's daily usage by month, handed to `take` a
-   * month at a time in (day, title) order, with a turn of the event loop when due: false (nothing taken) when the range
+   * The counts of the days `first` … `last` (the organisation's, or one user's) from PostgreSQL's daily usage by month,
+   * handed to `take` a month at a time in (day, title) order, with a turn of the event loop when due: false (nothing taken) when the range
    * holds more than MONTH_ROWS_AT_ONCE rows, which are then read by days in chunks.
    */
   async #fromMonths(
     frame: TimeFrame,
+    userId: string | null,
     first: string,
     last: string,
     titles: string[],
     take: (rows: readonly BucketCount[]) => void,
     turns: EventLoopTurns,
   ): Promise<boolean> {
-    const months = await readDailyUsageByMonth(this.#db, { first: first.slice(0, 7), last: last.slice(0, 7) }, titles, MONTH_ROWS_AT_ONCE + 1)
+    const months = await readDailyUsageByMonth(this.#db, { first: first.slice(0, 7), last: last.slice(0, 7), user: userId }, titles, MONTH_ROWS_AT_ONCE + 1)
     if (months.length > MONTH_ROWS_AT_ONCE) return false
     for (let start = 0; start < months.length; ) {
       const began = performance.now()
@@ -441,22 +403,14 @@ export class SummaryService {
    * filter (the usual request) the query is compiled once per time frame, type and scope: building it cost about what
    * SQLite takes to answer a member's month.
    */
-  async #chunk(
-    frame: TimeFrame,
-    type: SummaryType,
-    userId: string | null,
-    titles: string[],
-    firstDay: string,
-    lastDay: string,
-    atOnce: boolean,
-  ): Promise<BucketCount[]> {
+  async #chunk(frame: TimeFrame, type: SummaryType, userId: string | null, titles: string[], firstDay: string, lastDay: string): Promise<BucketCount[]> {
     const span = { first: firstDay, last: lastDay, user: userId }
-    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles, atOnce).execute()
-    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}${atOnce ? ' at once' : ''}` as const
+    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles).execute()
+    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}` as const
     let compiled = compiledChunks.get(key)
     if (!compiled) {
       compiled = compileOnce<Database, keyof typeof span, BucketCount>(['first', 'last', 'user'], (db, p) =>
-        chunkQuery(db, frame, type, userId !== null, p, [], atOnce),
+        chunkQuery(db, frame, type, userId !== null, p, []),
       )
       compiledChunks.set(key, compiled)
     }

@@ -7,7 +7,7 @@ import { type Kysely, sql } from 'kysely'
 import { openDatabase, type PostgresHandle } from './database.ts'
 import { migrateToLatest } from './migrate.ts'
 import { MIGRATIONS } from './migrations/index.ts'
-import { DAILY_USAGE_BY_MONTH, DAY_COLUMNS, fillDailyUsageByMonth } from './migrations/0030_daily_usage_by_month.ts'
+import { DAILY_USAGE_BY_MONTH, DAY_COLUMNS, fillDailyUsageByMonth, USER_DAILY_USAGE_BY_MONTH } from './migrations/0030_daily_usage_by_month.ts'
 import { foldSqliteFile } from './rollup-folder.ts'
 import { redactedUrl } from './target.ts'
 
@@ -69,7 +69,7 @@ interface TargetColumn {
  *    rows are written once), copy table by table in foreign-key order, in batches, summing a checksum of each row;
  * 4. in the same transaction, read every table back, count it and checksum it, and compare: any difference rolls the
  *    whole copy back;
- * 5. still in it, fill PostgreSQL's own rollup (migration 0030) from the copied daily usage, checked to hold its calls.
+ * 5. still in it, fill PostgreSQL's own rollups (migration 0030) from the copied daily usage, checked to hold its calls.
  */
 export async function copySqliteToPostgres(sourcePath: string, url: string, options: CopyOptions = {}): Promise<CopyReport> {
   const source = openSource(sourcePath)
@@ -116,18 +116,23 @@ export async function copySqliteToPostgres(sourcePath: string, url: string, opti
 }
 
 /**
- * PostgreSQL's own rollup (migration 0030: the daily usage a row per month) has no SQLite source: it is filled from the
- * copied daily usage, and must then hold every call that one does.
+ * PostgreSQL's own rollups (migration 0030: the daily usage a row per month, the organisation's and each user's) have
+ * no SQLite source: they are filled from the copied daily usage, and must then hold every call that holds.
  */
 async function fillPostgresRollups(trx: AnyDb): Promise<void> {
   await fillDailyUsageByMonth(trx)
   const days = sql.raw(DAY_COLUMNS.join(' + '))
-  const { rows } = await sql<{ by_day: string | null; by_month: string | null }>`select
-    (select sum(n)::text from interaction_daily_usage) as by_day,
-    (select sum(${days})::text from ${sql.table(DAILY_USAGE_BY_MONTH)}) as by_month`.execute(trx)
-  const { by_day: byDay, by_month: byMonth } = rows[0]!
-  if ((byDay ?? '0') !== (byMonth ?? '0'))
-    throw new CopyError(`table ${DAILY_USAGE_BY_MONTH}: filled with ${byMonth ?? 0} calls, the daily usage holds ${byDay ?? 0}; nothing was kept`)
+  for (const [table, from] of [
+    [DAILY_USAGE_BY_MONTH, 'interaction_daily_usage'],
+    [USER_DAILY_USAGE_BY_MONTH, 'interaction_user_daily_usage'],
+  ] as const) {
+    const { rows } = await sql<{ by_day: string | null; by_month: string | null }>`select
+      (select sum(n)::text from ${sql.table(from)}) as by_day,
+      (select sum(${days})::text from ${sql.table(table)}) as by_month`.execute(trx)
+    const { by_day: byDay, by_month: byMonth } = rows[0]!
+    if ((byDay ?? '0') !== (byMonth ?? '0'))
+      throw new CopyError(`table ${table}: filled with ${byMonth ?? 0} calls, ${from} holds ${byDay ?? 0}; nothing was kept`)
+  }
 }
 
 function openSource(path: string): Sqlite {

@@ -170,6 +170,9 @@ export type InteractionDailyUsageByMonthTable = {
   api_title: string
 } & { [Day in DayOfMonthColumn]: number }
 
+/** PostgreSQL only (migration 0030): interaction_user_daily_usage the same way, every kind of call counted together. */
+export type InteractionUserDailyUsageByMonthTable = InteractionDailyUsageByMonthTable & { user_id: string }
+
 export interface InteractionsTables {
   user_settings: UserSettingsTable
   context_types: ContextTypesTable
@@ -191,4 +194,5 @@ export interface InteractionsTables {
   interaction_user_durations: InteractionUserDurationsTable
   interaction_rollup_watermark: InteractionRollupWatermarkTable
   interaction_daily_usage_by_month: InteractionDailyUsageByMonthTable
+  interaction_user_daily_usage_by_month: InteractionUserDailyUsageByMonthTable
 }
