@@ -190,7 +190,7 @@ function countsOfMonth(rows: readonly UsageMonth[], frame: TimeFrame, first: str
   return counts
 }
 
-/** The compiled chunk queries, by time frame, type, scope, and whether the range is asked at once (24 at most). */
+/** The compiled chunk queries, by time frame, type and scope (12 at most). */
 const compiledChunks = new Map<string, (db: Kysely<Database>, values: { first: string; last: string; user: string | null }) => Promise<BucketCount[]>>()
 
 /** JSON.stringify for titles, once per title however many buckets it appears in. */
@@ -372,8 +372,8 @@ export class SummaryService {
 
   /**
    * The counts of the days `first` … `last` (the organisation's, or one user's) from PostgreSQL's daily usage by month,
-   * handed to `take` a month at a time in (day, title) order, with a turn of the event loop when due: false (nothing taken) when the range
-   * holds more than MONTH_ROWS_AT_ONCE rows, which are then read by days in chunks.
+   * handed to `take` a month at a time in (day, title) order, with a turn of the event loop when due. False, with
+   * nothing taken, when the range holds more than MONTH_ROWS_AT_ONCE rows: those ranges are read by days in chunks.
    */
   async #fromMonths(
     frame: TimeFrame,

@@ -117,7 +117,7 @@ export async function copySqliteToPostgres(sourcePath: string, url: string, opti
 
 /**
  * PostgreSQL's own rollups (migration 0030: the daily usage a row per month, the organisation's and each user's) have
- * no SQLite source: they are filled from the copied daily usage, and must then hold every call that holds.
+ * no SQLite source: they are filled from the copied daily usage, and must then hold every call it holds.
  */
 async function fillPostgresRollups(trx: AnyDb): Promise<void> {
   await fillDailyUsageByMonth(trx)
