@@ -17,21 +17,30 @@ export interface UsageMonth {
 }
 
 /**
- * The parts of the batch's statement that count its rows (the WITH name `inserted`): their calls per month and title
- * (and user), a column per day, added to the stored rows. Aggregated rows in key order, as every other part.
+ * The parts of the batch's statement (WITH items) that count its rows, read from its WITH item `inserted`: the rows'
+ * calls per user, month, title and day of the month first (a few groups per batch), then those, a column per day,
+ * added to each table's stored rows (aggregated in key order, as every other part). Grouping once first keeps
+ * PostgreSQL's work per batch small: 31 filtered counts over the batch's rows, per table, cost ~0.3 ms a batch of 55.
  */
-export function upsertsOfDailyUsageByMonth(): RawBuilder<unknown>[] {
-  const counts = DAY_COLUMNS.map((column) => `count(*) filter (where substr(created_at, 9, 2) = '${column.slice(1)}')`).join(', ')
+export function partsOfDailyUsageByMonth(): RawBuilder<unknown>[] {
   const days = DAY_COLUMNS.join(', ')
+  // A column's count: the day's calls, 0 when the batch has none that day (`sum` of no rows is null).
+  const counts = DAY_COLUMNS.map((column) => `coalesce(sum(n) filter (where day = ${Number(column.slice(1))}), 0)`).join(', ')
+  const tables = [
+    { table: DAILY_USAGE_BY_MONTH, keys: 'month, api_title', positions: '1, 2' },
+    { table: USER_DAILY_USAGE_BY_MONTH, keys: 'user_id, month, api_title', positions: '1, 2, 3' },
+  ]
   return [
-    { table: DAILY_USAGE_BY_MONTH, keys: 'month, api_title', selected: 'substr(created_at, 1, 7), api_title', positions: '1, 2' },
-    { table: USER_DAILY_USAGE_BY_MONTH, keys: 'user_id, month, api_title', selected: 'user_id, substr(created_at, 1, 7), api_title', positions: '1, 2, 3' },
-  ].map(({ table, keys, selected, positions }) => {
-    const added = DAY_COLUMNS.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')
-    return sql.raw(`insert into ${table} (${keys}, ${days})
-    select ${selected}, ${counts} from inserted group by ${positions} order by ${positions}
-    on conflict (${keys}) do update set ${added}`)
-  })
+    sql.raw(`calls_by_day as (
+    select user_id, substr(created_at, 1, 7) as month, api_title, cast(substr(created_at, 9, 2) as integer) as day, count(*)::integer as n
+    from inserted group by 1, 2, 3, 4)`),
+    ...tables.map(({ table, keys, positions }, i) => {
+      const added = DAY_COLUMNS.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')
+      return sql.raw(`by_month_${i} as (insert into ${table} (${keys}, ${days})
+    select ${keys}, ${counts} from calls_by_day group by ${positions} order by ${positions}
+    on conflict (${keys}) do update set ${added})`)
+    }),
+  ]
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Database } from './schema.ts'
 import { nameStatement } from './postgres.ts'
 import type { InteractionsTable } from './tables/interactions.ts'
 import { DURATION_BUCKET_SQL } from './migrations/0008_insights.ts'
-import { upsertsOfDailyUsageByMonth } from './daily-usage-by-month.ts'
+import { partsOfDailyUsageByMonth } from './daily-usage-by-month.ts'
 
 const BUCKET = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)'))
 const DAY = sql.raw('substr(created_at, 1, 10)')
@@ -285,9 +285,9 @@ function compilePostgresStatement(db: Kysely<Database>): CompiledQuery {
     select ${names} from unnest(${arrays}) as batch (${names})
     returning user_id, kind, api_title, action, is_error, duration_seconds, created_at)`
   const parts = ROLLUPS.map((rollup, i) => sql`${sql.raw(`rollup_${i}`)} as (${upsert(rollup, sql.raw('inserted'), sql.raw('true'), true)})`)
-  for (const [i, upsert] of upsertsOfDailyUsageByMonth().entries()) parts.push(sql`${sql.raw(`by_month_${i}`)} as (${upsert})`)
+  parts.push(...partsOfDailyUsageByMonth())
   const statement = sql`with ${inserted}, ${sql.join(parts)} select 1`.compile(db)
   if (statement.parameters.length !== COLUMNS.length) throw new Error('unexpected batch parameters')
-  // Named: prepared once per connection, so PostgreSQL does not plan the eighteen parts again for every batch.
+  // Named: prepared once per connection, so PostgreSQL does not plan its parts again for every batch.
   return nameStatement(statement, 'agentbox_interaction_batch')
 }
