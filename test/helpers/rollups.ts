@@ -56,3 +56,36 @@ export async function compareRollup(t: TestServer, rollup: (typeof ROLLUPS)[numb
   )
   return { stored, fromRows }
 }
+
+/**
+ * PostgreSQL's daily usage by month (migration 0030), the organisation's or every user's, as (user, day, title, calls)
+ * for every non-zero day, and the same from the interaction rows, both in (user, day, title) order (user '' for the
+ * organisation).
+ */
+export async function compareDailyUsageByMonth(t: TestServer, of: 'organisation' | 'users'): Promise<{ stored: unknown[]; fromRows: unknown[] }> {
+  const days = Array.from({ length: 31 }, (_, i) => `d${String(i + 1).padStart(2, '0')}`)
+  const user = of === 'users' ? 'user_id' : "''"
+  const table = of === 'users' ? 'interaction_user_daily_usage_by_month' : 'interaction_daily_usage_by_month'
+  const months = (await t.sql.all(`SELECT ${user} AS user_id, month, api_title, ${days.join(', ')} FROM ${table}`)) as Record<string, string | number>[]
+  const stored: [string, string, string, number][] = []
+  for (const row of months)
+    days.forEach((column, i) => {
+      if (Number(row[column]) !== 0)
+        stored.push([String(row.user_id), `${row.month}-${String(i + 1).padStart(2, '0')}`, String(row.api_title), Number(row[column])])
+    })
+  const byKey = (a: [string, string, string, number], b: [string, string, string, number]) => {
+    for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return (a[i] as string) < (b[i] as string) ? -1 : 1
+    return 0
+  }
+  stored.sort(byKey)
+  const fromRows = (
+    (await t.sql.all(`SELECT ${user} AS user_id, ${DAY_OF} AS day, api_title, count(*) AS n FROM interactions GROUP BY 1, 2, 3`)) as {
+      user_id: string
+      day: string
+      api_title: string
+      n: number
+    }[]
+  ).map((row): [string, string, string, number] => [row.user_id, row.day, row.api_title, Number(row.n)])
+  fromRows.sort(byKey)
+  return { stored, fromRows }
+}

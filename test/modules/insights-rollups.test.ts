@@ -8,7 +8,9 @@ import { ManualClock } from '../../src/platform/clock.ts'
 import { forMigrations } from '../../src/platform/db/dialect.ts'
 import { foldRollups } from '../../src/platform/db/rollup-folder.ts'
 import * as m0011 from '../../src/platform/db/migrations/0011_insights_user_monthly_tools.ts'
-import { compareRollup, ROLLUPS } from '../helpers/rollups.ts'
+import * as m0030 from '../../src/platform/db/migrations/0030_daily_usage_by_month.ts'
+import { ON_POSTGRES } from '../helpers/database.ts'
+import { compareDailyUsageByMonth, compareRollup, ROLLUPS } from '../helpers/rollups.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 const DAY = 86_400_000
@@ -53,6 +55,12 @@ describe('insights rollups', () => {
       expect(stored.length).toBeGreaterThan(0)
       expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
     }
+    if (ON_POSTGRES)
+      for (const of of ['organisation', 'users'] as const) {
+        const { stored, fromRows } = await compareDailyUsageByMonth(t, of)
+        expect(stored.length).toBeGreaterThanOrEqual(90 * 8)
+        expect(stored).toEqual(fromRows)
+      }
   })
 
   test('each still equals the rows after retention deleted the oldest days', async () => {
@@ -63,6 +71,34 @@ describe('insights rollups', () => {
     for (const rollup of ROLLUPS) {
       const { stored, fromRows } = await compare(rollup)
       expect({ table: rollup.table, rows: stored }).toEqual({ table: rollup.table, rows: fromRows })
+    }
+    if (ON_POSTGRES)
+      for (const of of ['organisation', 'users'] as const) {
+        const { stored, fromRows } = await compareDailyUsageByMonth(t, of)
+        expect(stored.length).toBeGreaterThanOrEqual(46 * 8)
+        expect(stored).toEqual(fromRows)
+        // The months wholly before the cutoff (2026-10-06) held only pruned days: their rows are gone; October's stays.
+        const table = of === 'users' ? 'interaction_user_daily_usage_by_month' : 'interaction_daily_usage_by_month'
+        expect(await t.sql.all(`SELECT min(month) AS month FROM ${table}`)).toEqual([{ month: '2026-10' }])
+      }
+  })
+
+  test.if(ON_POSTGRES)('PostgreSQL: migration 0030 run again on stored rows fills the same days, and its trigger takes deletes out', async () => {
+    const db = t.server.database.db
+    const scopes = ['organisation', 'users'] as const
+    const before = await Promise.all(scopes.map((of) => compareDailyUsageByMonth(t, of)))
+    await m0030.down(forMigrations(db) as Kysely<unknown>)
+    await m0030.up(forMigrations(db) as Kysely<unknown>)
+    for (const [i, of] of scopes.entries()) {
+      const refilled = await compareDailyUsageByMonth(t, of)
+      expect(refilled.stored).toEqual(before[i]!.stored)
+      expect(refilled.stored).toEqual(refilled.fromRows)
+    }
+    await sql`delete from interactions where user_id = ${users[2]!} and substr(created_at, 1, 10) in ('2026-10-31', '2026-11-15')`.execute(db)
+    for (const [i, of] of scopes.entries()) {
+      const after = await compareDailyUsageByMonth(t, of)
+      expect(after.stored).toEqual(after.fromRows)
+      expect(after.stored).not.toEqual(before[i]!.stored)
     }
   })
 

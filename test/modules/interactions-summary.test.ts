@@ -305,18 +305,70 @@ describe('exactness of the organisation rollup', () => {
       (await t.sql.all(
         `SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions ${notIndexed} WHERE created_at >= '2027-03-01' AND created_at < '2027-06-29' GROUP BY 1, 2`,
       )) as { b: string; api_title: string; n: number }[]
-    for (const [frame, bucket] of [
-      ['daily', 'substr(created_at, 1, 10)'],
-      ['weekly', ON_POSTGRES ? `to_char(cast(substr(created_at, 1, 10) as date), 'IYYY-"W"IW')` : "strftime('%G-W%V', created_at)"],
-      ['monthly', 'substr(created_at, 1, 7)'],
-    ] as const) {
+    for (const [frame, bucket] of FRAMES) {
       const res = await summary({ time_frame: frame, ...range })
       const expected: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(res.body).map((k) => [k, {}]))
       for (const row of await naive(bucket)) expected[row.b]![row.api_title] = row.n
       expect(res.body).toEqual(expected)
+      // One user's, as an admin narrows to them (their own rollup: every kind of call counted together).
+      const ofAlice = await summary({ time_frame: frame, ...range, user_id: alice.id })
+      const expectedOfAlice: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(ofAlice.body).map((k) => [k, {}]))
+      for (const row of (await t.sql.all(
+        `SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions ${notIndexed} WHERE created_at >= '2027-03-01' AND created_at < '2027-06-29' AND user_id = '${alice.id}' GROUP BY 1, 2`,
+      )) as { b: string; api_title: string; n: number }[])
+        expectedOfAlice[row.b]![row.api_title] = row.n
+      expect(ofAlice.body).toEqual(expectedOfAlice)
+    }
+    // A range that starts and ends inside months, a title filter, and totals: the days outside it never count.
+    const within = "created_at >= '2027-03-15' AND created_at < '2027-05-11'"
+    for (const [frame, bucket] of FRAMES) {
+      const body = { time_frame: frame, start_date: '2027-03-15T10:00:00Z', end_date: '2027-05-10' }
+      const filtered = await summary({ ...body, api_title: ['title-2', 'title-5'] })
+      const totals = await summary({ ...body, summary_type: 'total' })
+      const expectedFiltered: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(filtered.body).map((k) => [k, {}]))
+      const expectedTotals: Record<string, number> = Object.fromEntries(Object.keys(totals.body).map((k) => [k, 0]))
+      for (const row of (await t.sql.all(`SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions ${notIndexed} WHERE ${within} GROUP BY 1, 2`)) as {
+        b: string
+        api_title: string
+        n: number
+      }[]) {
+        if (row.api_title === 'title-2' || row.api_title === 'title-5') expectedFiltered[row.b]![row.api_title] = row.n
+        expectedTotals[row.b] = expectedTotals[row.b]! + row.n
+      }
+      expect(Object.keys(filtered.body)[0]).toBe(frame === 'daily' ? '2027-03-15' : frame === 'weekly' ? '2027-W11' : '2027-03')
+      expect(filtered.body).toEqual(expectedFiltered)
+      expect(totals.body).toEqual(expectedTotals)
+    }
+  })
+
+  test('a month of more titles than PostgreSQL reads by month at once (1,000) is read by days, as exactly', async () => {
+    const clock = new ManualClock('2028-01-01T00:00:00Z')
+    const store = new InteractionsService(t.server.database.db, clock)
+    const recording: Promise<unknown>[] = []
+    for (let i = 0; i < 1100; i++) {
+      clock.set(Date.parse('2028-01-01T00:00:00Z') + (i % 31) * 86_400_000 + i)
+      recording.push(store.record(admin.id, { kind: 'mcp_tool', apiTitle: `server-${i}`, action: 'a', isError: false }))
+      if (recording.length === 100) await Promise.all(recording.splice(0))
+    }
+    await Promise.all(recording)
+    for (const [frame, bucket] of FRAMES) {
+      const res = await summary({ time_frame: frame, start_date: '2028-01-01', end_date: '2028-01-31' })
+      const expected: Record<string, Record<string, number>> = Object.fromEntries(Object.keys(res.body).map((k) => [k, {}]))
+      for (const row of (await t.sql.all(
+        `SELECT ${bucket} AS b, api_title, count(*) AS n FROM interactions WHERE created_at >= '2028-01-01' AND created_at < '2028-02-01' GROUP BY 1, 2`,
+      )) as { b: string; api_title: string; n: number }[])
+        expected[row.b]![row.api_title] = row.n
+      expect(Object.values(res.body as Record<string, object>).reduce((n: number, titles) => n + Object.keys(titles).length, 0)).toBe(1100)
+      expect(res.body).toEqual(expected)
     }
   })
 })
+
+const FRAMES = [
+  ['daily', 'substr(created_at, 1, 10)'],
+  ['weekly', ON_POSTGRES ? `to_char(cast(substr(created_at, 1, 10) as date), 'IYYY-"W"IW')` : "strftime('%G-W%V', created_at)"],
+  ['monthly', 'substr(created_at, 1, 7)'],
+] as const
 
 describe('dates far ahead (issue 14, item 23)', () => {
   test('plain dates and date-times from the year 2100 on are accepted; nonsense still gets the date error', async () => {

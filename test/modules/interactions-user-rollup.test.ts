@@ -1,15 +1,17 @@
 // The per-user rollup (issue 14, item 8): member summaries read it, it is filled from existing rows by its migration, and
 // it stays equal to a GROUP BY over the rows through inserts and retention deletes.
 import { afterEach, describe, expect, test } from 'bun:test'
+import type { Kysely } from 'kysely'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import { MIGRATIONS } from '../../src/platform/db/migrations/index.ts'
+import { fillDailyUsageByMonth } from '../../src/platform/db/migrations/0030_daily_usage_by_month.ts'
 import { explain } from '../../src/platform/db/query-plan.ts'
 import { foldRollups } from '../../src/platform/db/rollup-folder.ts'
-import { dropTestDatabase, emptyTestDatabase, testSql } from '../helpers/database.ts'
+import { dropTestDatabase, emptyTestDatabase, ON_POSTGRES, testSql } from '../helpers/database.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 const DAY = 86_400_000
@@ -168,6 +170,9 @@ describe('per-user rollup', () => {
           .insertInto('interaction_daily_usage')
           .values(rows.slice(i, i + 1000))
           .execute()
+      // PostgreSQL keeps the same days a row per month too (1,080 rows here: more than it reads at once, so it reads
+      // the days in chunks as SQLite does).
+      if (ON_POSTGRES) await fillDailyUsageByMonth(trx as unknown as Kysely<unknown>)
     })
     // Counts the turns of the event loop other work got while the summary ran.
     let turns = 0

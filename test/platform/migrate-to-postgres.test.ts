@@ -121,6 +121,7 @@ describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => 
   let tokens: { admin: string; owner: string; viewer: string }
   /** What the SQLite instance answered, path by path and caller. */
   const answers: { path: string; as: keyof typeof tokens; status: number; body: unknown }[] = []
+  const summaries: { time_frame: string; body: unknown }[] = []
   const reads: [string, keyof typeof tokens][] = [
     ['/api/auth/me', 'owner'],
     ['/api/users', 'admin'],
@@ -200,6 +201,9 @@ describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => 
       const res = await source.request('GET', path, { token: tokens[as] })
       answers.push({ path, as, status: res.status, body: res.body })
     }
+    // The organisation's summaries (PostgreSQL reads them from its own rollup, which the copy fills).
+    for (const time_frame of ['daily', 'weekly', 'monthly'])
+      summaries.push({ time_frame, body: await ok('POST', '/api/interaction/summary', tokens.admin, { time_frame }) })
     await source.server.stop()
     url = postgresUrl(await emptyTestDatabase(join(tmp, 'target-key')))
   }, 60_000)
@@ -253,6 +257,9 @@ describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => 
         const pgCount = Number((await client.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n)
         expect({ table, rows: pgCount }).toEqual({ table, rows: sqliteCount })
       }
+      // PostgreSQL's own rollup (the daily usage a row per month) has no SQLite source: filled from the copied one.
+      const days = Array.from({ length: 31 }, (_, i) => `d${String(i + 1).padStart(2, '0')}`).join(' + ')
+      expect(Number((await client.query(`SELECT sum(${days}) AS n FROM interaction_daily_usage_by_month`)).rows[0].n)).toBe(12)
       const kept = (await client.query(`SELECT count(*) AS n FROM interactions WHERE arguments LIKE '%9007199254740993%'`)).rows[0]
       expect(Number(kept.n)).toBe(12)
       // U+0000 is stored escaped on PostgreSQL (its text cannot hold it); the server reads it back as it was.
@@ -270,6 +277,10 @@ describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => 
     for (const { path, as, status, body } of answers) {
       const res = await target.request('GET', path, { token: tokens[as] })
       expect({ path, status: res.status, body: res.body }).toEqual({ path, status, body })
+    }
+    for (const { time_frame, body } of summaries) {
+      const res = await target.request('POST', '/api/interaction/summary', { token: tokens.admin, body: { time_frame } })
+      expect({ time_frame, body: res.body }).toEqual({ time_frame, body })
     }
     const credentials = (await target.request('GET', '/api/applications/mine/credentials', { token: tokens.owner })).body
     expect(credentials.filter((c: { connected: boolean }) => c.connected).map((c: { scheme: string }) => c.scheme)).toEqual(['api_key', 'basic'])

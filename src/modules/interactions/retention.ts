@@ -1,6 +1,7 @@
 // Retention: deletes interactions of UTC days older than the configured number of days, in small batches.
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../platform/clock.ts'
+import { removeEmptyMonthsOfDailyUsage } from '../../platform/db/daily-usage-by-month.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { DAY_MS, dayKey, startOfDay } from './buckets.ts'
 
@@ -26,7 +27,8 @@ const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolv
  *    cutoff day through the (user_id, created_at) index, `batchSize` at a time, yielding between batches;
  * 2. the delete triggers have decremented the rollups row by row, so they stayed exact throughout; the daily usage rows
  *    of the pruned days (the organisation's and each user's) are now 0 and are removed last (only if 0, so a row the
- *    loop could not see is never hidden): insights ask a user's daily rows whether anything precedes a range.
+ *    loop could not see is never hidden): insights ask a user's daily rows whether anything precedes a range. On
+ *    PostgreSQL, so are the rows of the daily usage by month (0030) whose months were wholly pruned.
  * Whole UTC days go, never part of one, so a day's count is either complete or absent.
  */
 export async function pruneInteractions(db: Kysely<Database>, clock: Clock, retentionDays: number, options: PruneOptions = {}): Promise<PruneResult> {
@@ -49,5 +51,6 @@ export async function pruneInteractions(db: Kysely<Database>, clock: Clock, rete
   }
   await db.deleteFrom('interaction_daily_usage').where('day', '<', cutoffDay).where('n', '=', 0).execute()
   await db.deleteFrom('interaction_user_daily_usage').where('day', '<', cutoffDay).where('n', '=', 0).execute()
+  await removeEmptyMonthsOfDailyUsage(db, cutoffDay)
   return { cutoffDay, deleted }
 }

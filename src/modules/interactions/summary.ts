@@ -4,12 +4,13 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Principal } from '../../platform/auth/principal.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { compileOnce } from '../../platform/db/compiled-query.ts'
+import { readDailyUsageByMonth, type UsageMonth } from '../../platform/db/daily-usage-by-month.ts'
 import { foldRollups } from '../../platform/db/rollup-folder.ts'
 import { EventLoopTurns, FairShare } from '../../platform/fair-share.ts'
 import { requestTraffic } from '../../platform/http/traffic.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { forbidden, type InputIssue, invalidInput, notFound } from '../../platform/errors.ts'
-import { bucketCount, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, startOfDay, type TimeFrame } from './buckets.ts'
+import { bucketCount, bucketKey, bucketKeys, DAY_MS, dayKey, defaultStart, parseInstant, startOfDay, type TimeFrame } from './buckets.ts'
 
 export type SummaryType = 'api_usage' | 'total'
 
@@ -41,16 +42,11 @@ const CHUNK_SLOW_MS = 4
  * On PostgreSQL a chunk's query is a round trip to another process, during which the event loop turns (the driver
  * parses the rows as they arrive, a socket read at a time): what holds the loop is our work on the rows, and what
  * costs is the number of round trips. So there the next chunk is sized by the rows the last one held per day, to
- * about ROWS_PER_CHUNK rows (a few milliseconds of work), and a member's year is two queries instead of five.
+ * about ROWS_PER_CHUNK rows (a few milliseconds of work). Most ranges on PostgreSQL never come to chunks: their days
+ * are read by month first (MONTH_ROWS_AT_ONCE).
  */
 const ROWS_PER_CHUNK = 4000
 const MAX_CHUNK_DAYS_BY_ROWS = 1000
-/**
- * Before any of that, PostgreSQL is asked for the whole range at once, at most ROWS_PER_CHUNK + 1 rollup rows: when
- * the range holds no more than ROWS_PER_CHUNK (a member's year, a small organisation's), that one statement is the
- * answer, where chunks cost two to four round trips. When it holds more, the statement read that many rows and was
- * cut somewhere in the range; its rows are dropped and the range is read in chunks as above.
- */
 
 function nextChunkByRows(rows: number, daysRead: number, chunkDays: number): number {
   if (rows === 0) return Math.min(MAX_CHUNK_DAYS_BY_ROWS, chunkDays * 2)
@@ -82,8 +78,6 @@ interface BucketCount {
   bucket: string
   api_title: string
   n: number
-  /** The whole range at once (PostgreSQL), grouped frames: the rollup rows summed into this count. */
-  rows?: number
 }
 
 interface Range {
@@ -133,42 +127,17 @@ function chunkQuery(
   ofUser: boolean,
   span: { first: string; last: string; user: string | null },
   titles: string[],
-  atOnce: boolean,
 ) {
   const bucket = bucketOfDay(db, frame)
   const nonEmpty = sql.lit(0)
-  // At once (PostgreSQL): the rows that count (n > 0: rows emptied by retention hold 0 until removed), at most one more
-  // than a chunk holds, so that the rows read say whether the range fits.
-  const atMost = (rows: number) => sql.lit(rows)
-  // Daily counts are read in key order; asked so inside the limit too, PostgreSQL reads them in the primary key's order
-  // (where a limit without it made it scan, then sort).
-  const inKeyOrder = frame === 'daily' && type === 'api_usage'
-  const daily = ofUser
-    ? db
-        .selectFrom('interaction_user_daily_usage')
-        .select(['day', 'api_title', 'n'])
-        .where('user_id', '=', span.user!)
-        .where('day', '>=', span.first)
-        .where('day', '<=', span.last)
-        .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        .$if(atOnce, (qb) =>
-          qb
-            .where('n', '>', nonEmpty)
-            .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
-            .limit(atMost(ROWS_PER_CHUNK + 1)),
-        )
-    : db
-        .selectFrom('interaction_daily_usage')
-        .select(['day', 'api_title', 'n'])
-        .where('day', '>=', span.first)
-        .where('day', '<=', span.last)
-        .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
-        .$if(atOnce, (qb) =>
-          qb
-            .where('n', '>', nonEmpty)
-            .$if(inKeyOrder, (ordered) => ordered.orderBy('day').orderBy('api_title'))
-            .limit(atMost(ROWS_PER_CHUNK + 1)),
-        )
+  // The organisation's rollup, or one user's (the same columns, keyed by user too).
+  const daily = db
+    .selectFrom(ofUser ? 'interaction_user_daily_usage' : 'interaction_daily_usage')
+    .select(['day', 'api_title', 'n'])
+    .$if(ofUser, (qb) => qb.where('user_id', '=', span.user!))
+    .where('day', '>=', span.first)
+    .where('day', '<=', span.last)
+    .$if(titles.length > 0, (qb) => qb.where('api_title', 'in', titles))
   // Daily counts per title are the rollup's own rows (a user's one per kind, summed by the caller), read in key order
   // (the rollups' primary key: no sort) and written out as they come: half what SQLite's aggregate cost, and no merging.
   if (frame === 'daily' && type === 'api_usage')
@@ -179,10 +148,7 @@ function chunkQuery(
       .orderBy('d.day')
       .orderBy('d.api_title')
       .$castTo<BucketCount>()
-  const grouped = db
-    .selectFrom(daily.as('d'))
-    .select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
-    .$if(atOnce, (qb) => qb.select((eb) => eb.fn.countAll<number>().as('rows')))
+  const grouped = db.selectFrom(daily.as('d')).select((eb) => [bucket.as('bucket'), eb.fn.sum<number>('d.n').as('n')])
   if (type === 'total')
     return grouped
       .select(sql<string>`''`.as('api_title'))
@@ -196,7 +162,35 @@ function chunkQuery(
     .$castTo<BucketCount>()
 }
 
-/** The compiled chunk queries, by time frame, type, scope, and whether the range is asked at once (24 at most). */
+/**
+ * PostgreSQL reads the days from its daily usage by month (platform/db/daily-usage-by-month.ts), the organisation's or
+ * a user's, at most this many (month, title) rows at once (a year of ~75 titles); a range that holds more is read by
+ * days in chunks, as above. A month's rows are worked on between turns of the event loop.
+ */
+const MONTH_ROWS_AT_ONCE = 1000
+
+/**
+ * The non-empty counts of one month's rows (every title's, in code-point order) within the days `first` … `last`, in
+ * (day, title) order, each day's bucket computed once.
+ */
+function countsOfMonth(rows: readonly UsageMonth[], frame: TimeFrame, first: string, last: string): BucketCount[] {
+  const counts: BucketCount[] = []
+  const month = rows[0]?.month
+  for (let index = 0; index < 31 && month !== undefined; index++) {
+    const day = `${month}-${index < 9 ? '0' : ''}${index + 1}`
+    if (day < first || day > last) continue
+    let bucket: string | null = null
+    for (const row of rows) {
+      const n = row.days[index]!
+      if (n <= 0) continue
+      bucket ??= frame === 'daily' ? day : bucketKey(frame, Date.parse(day))
+      counts.push({ bucket, api_title: row.api_title, n })
+    }
+  }
+  return counts
+}
+
+/** The compiled chunk queries, by time frame, type and scope (12 at most). */
 const compiledChunks = new Map<string, (db: Kysely<Database>, values: { first: string; last: string; user: string | null }) => Promise<BucketCount[]>>()
 
 /** JSON.stringify for titles, once per title however many buckets it appears in. */
@@ -313,30 +307,8 @@ export class SummaryService {
     const daily = frame === 'daily' && type === 'api_usage' ? new DailyBodies() : null
     let chunkDays: number = FIRST_CHUNK_DAYS[userId === null ? 'organisation' : 'user']
     const byRows = kindOf(this.#db) === 'postgres'
-    let atOnce = byRows
     const turns = new EventLoopTurns(TURN_EVERY_MS)
-    for (let chunkStart = startOfDay(startMs); chunkStart <= endMs; ) {
-      let began = performance.now()
-      const firstDay = dayKey(chunkStart)
-      const lastEnd = atOnce ? endMs : Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
-      const lastDay = dayKey(lastEnd)
-      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay, atOnce)
-      // PostgreSQL: the wait for the rows did not hold the loop; the work on them does.
-      if (byRows) began = performance.now()
-      if (atOnce) {
-        atOnce = false
-        let read = rows.length
-        if (!daily) {
-          read = 0
-          for (const row of rows) read += Number(row.rows)
-        }
-        if (read > ROWS_PER_CHUNK) {
-          // More than a chunk's worth, cut somewhere: dropped, and the range read in chunks from its start.
-          if (await SUMMARIES_SHARE.after(performance.now() - began)) turns.rested()
-          else await turns.maybe()
-          continue
-        }
-      }
+    const take = (rows: readonly BucketCount[]) => {
       if (daily) daily.add(rows)
       else
         for (const row of rows) {
@@ -349,6 +321,19 @@ export class SummaryService {
           if (!titlesOfBucket) byBucket.set(row.bucket, (titlesOfBucket = new Map()))
           titlesOfBucket.set(row.api_title, (titlesOfBucket.get(row.api_title) ?? 0) + Number(row.n))
         }
+    }
+    let chunkStart = startOfDay(startMs)
+    // PostgreSQL: the days a row per month and title, when the range holds few enough of them.
+    if (byRows && (await this.#fromMonths(frame, userId, dayKey(startMs), dayKey(endMs), titles, take, turns))) chunkStart = endMs + 1
+    while (chunkStart <= endMs) {
+      let began = performance.now()
+      const firstDay = dayKey(chunkStart)
+      const lastEnd = Math.min(chunkStart + (chunkDays - 1) * DAY_MS, endMs)
+      const lastDay = dayKey(lastEnd)
+      const rows = await this.#chunk(frame, type, userId, titles, firstDay, lastDay)
+      // PostgreSQL: the wait for the rows did not hold the loop; the work on them does.
+      if (byRows) began = performance.now()
+      take(rows)
       const took = performance.now() - began
       const daysRead = Math.floor((lastEnd - chunkStart) / DAY_MS) + 1
       chunkStart = startOfDay(lastEnd) + DAY_MS
@@ -386,26 +371,46 @@ export class SummaryService {
   }
 
   /**
+   * The counts of the days `first` … `last` (the organisation's, or one user's) from PostgreSQL's daily usage by month,
+   * handed to `take` a month at a time in (day, title) order, with a turn of the event loop when due. False, with
+   * nothing taken, when the range holds more than MONTH_ROWS_AT_ONCE rows: those ranges are read by days in chunks.
+   */
+  async #fromMonths(
+    frame: TimeFrame,
+    userId: string | null,
+    first: string,
+    last: string,
+    titles: string[],
+    take: (rows: readonly BucketCount[]) => void,
+    turns: EventLoopTurns,
+  ): Promise<boolean> {
+    const months = await readDailyUsageByMonth(this.#db, { first: first.slice(0, 7), last: last.slice(0, 7), user: userId }, titles, MONTH_ROWS_AT_ONCE + 1)
+    if (months.length > MONTH_ROWS_AT_ONCE) return false
+    for (let start = 0; start < months.length; ) {
+      const began = performance.now()
+      let end = start
+      while (end < months.length && months[end]!.month === months[start]!.month) end++
+      take(countsOfMonth(months.slice(start, end), frame, first, last))
+      start = end
+      if (await SUMMARIES_SHARE.after(performance.now() - began)) turns.rested()
+      else await turns.maybe()
+    }
+    return true
+  }
+
+  /**
    * One chunk's non-empty (bucket, api_title) counts, from a rollup, never from the interaction rows. Without a title
    * filter (the usual request) the query is compiled once per time frame, type and scope: building it cost about what
    * SQLite takes to answer a member's month.
    */
-  async #chunk(
-    frame: TimeFrame,
-    type: SummaryType,
-    userId: string | null,
-    titles: string[],
-    firstDay: string,
-    lastDay: string,
-    atOnce: boolean,
-  ): Promise<BucketCount[]> {
+  async #chunk(frame: TimeFrame, type: SummaryType, userId: string | null, titles: string[], firstDay: string, lastDay: string): Promise<BucketCount[]> {
     const span = { first: firstDay, last: lastDay, user: userId }
-    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles, atOnce).execute()
-    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}${atOnce ? ' at once' : ''}` as const
+    if (titles.length > 0) return await chunkQuery(this.#db, frame, type, userId !== null, span, titles).execute()
+    const key = `${frame} ${type} ${userId === null ? 'organisation' : 'user'}` as const
     let compiled = compiledChunks.get(key)
     if (!compiled) {
       compiled = compileOnce<Database, keyof typeof span, BucketCount>(['first', 'last', 'user'], (db, p) =>
-        chunkQuery(db, frame, type, userId !== null, p, [], atOnce),
+        chunkQuery(db, frame, type, userId !== null, p, []),
       )
       compiledChunks.set(key, compiled)
     }

@@ -7,6 +7,7 @@ import { type Kysely, sql } from 'kysely'
 import { openDatabase, type PostgresHandle } from './database.ts'
 import { migrateToLatest } from './migrate.ts'
 import { MIGRATIONS } from './migrations/index.ts'
+import { DAILY_USAGE_BY_MONTH, DAY_COLUMNS, fillDailyUsageByMonth, USER_DAILY_USAGE_BY_MONTH } from './migrations/0030_daily_usage_by_month.ts'
 import { foldSqliteFile } from './rollup-folder.ts'
 import { redactedUrl } from './target.ts'
 
@@ -67,7 +68,8 @@ interface TargetColumn {
  * 3. in one transaction, with the tables' own triggers switched off (the rollups are copied, not recounted; immutable
  *    rows are written once), copy table by table in foreign-key order, in batches, summing a checksum of each row;
  * 4. in the same transaction, read every table back, count it and checksum it, and compare: any difference rolls the
- *    whole copy back.
+ *    whole copy back;
+ * 5. still in it, fill PostgreSQL's own rollups (migration 0030) from the copied daily usage, checked to hold its calls.
  */
 export async function copySqliteToPostgres(sourcePath: string, url: string, options: CopyOptions = {}): Promise<CopyReport> {
   const source = openSource(sourcePath)
@@ -102,6 +104,7 @@ export async function copySqliteToPostgres(sourcePath: string, url: string, opti
         tables.push(report)
         options.onTable?.(report)
       }
+      await fillPostgresRollups(trx)
       for (const table of order) await sql`alter table ${sql.table(table)} enable trigger user`.execute(trx)
     })
     return { tables, rows: tables.reduce((n, t) => n + t.rows, 0), migrated: applied }
@@ -109,6 +112,26 @@ export async function copySqliteToPostgres(sourcePath: string, url: string, opti
     if (source.inTransaction) source.run('ROLLBACK')
     source.close()
     await target?.close()
+  }
+}
+
+/**
+ * PostgreSQL's own rollups (migration 0030: the daily usage a row per month, the organisation's and each user's) have
+ * no SQLite source: they are filled from the copied daily usage, and must then hold every call it holds.
+ */
+async function fillPostgresRollups(trx: AnyDb): Promise<void> {
+  await fillDailyUsageByMonth(trx)
+  const days = sql.raw(DAY_COLUMNS.join(' + '))
+  for (const [table, from] of [
+    [DAILY_USAGE_BY_MONTH, 'interaction_daily_usage'],
+    [USER_DAILY_USAGE_BY_MONTH, 'interaction_user_daily_usage'],
+  ] as const) {
+    const { rows } = await sql<{ by_day: string | null; by_month: string | null }>`select
+      (select sum(n)::text from ${sql.table(from)}) as by_day,
+      (select sum(${days})::text from ${sql.table(table)}) as by_month`.execute(trx)
+    const { by_day: byDay, by_month: byMonth } = rows[0]!
+    if ((byDay ?? '0') !== (byMonth ?? '0'))
+      throw new CopyError(`table ${table}: filled with ${byMonth ?? 0} calls, ${from} holds ${byDay ?? 0}; nothing was kept`)
   }
 }
 

@@ -11,6 +11,7 @@ import type { Database } from './schema.ts'
 import { nameStatement } from './postgres.ts'
 import type { InteractionsTable } from './tables/interactions.ts'
 import { DURATION_BUCKET_SQL } from './migrations/0008_insights.ts'
+import { partsOfDailyUsageByMonth } from './daily-usage-by-month.ts'
 
 const BUCKET = sql.raw(DURATION_BUCKET_SQL.replaceAll('{ms}', '(duration_seconds * 1000.0)'))
 const DAY = sql.raw('substr(created_at, 1, 10)')
@@ -264,7 +265,7 @@ const COLUMNS = [
  * round trip (no BEGIN, no row-by-row INSERT, no COMMIT: a statement is its own transaction) and holds the rollups'
  * row locks only while PostgreSQL runs it. The rows go as one array per column (unnest), whatever their number, so the
  * statement's text is the same for every batch. Each rollup part (the summary's two included: migration 0028 dropped
- * the statement trigger that counted them) sorts its aggregated rows by key: every writer locks the hot rows in one
+ * the statement trigger that counted them; and PostgreSQL's own two of 0030, daily-usage-by-month.ts) sorts its aggregated rows by key: every writer locks the hot rows in one
  * order, so two instances' batches queue behind each other's locks but never deadlock.
  * The WITH parts read the inserted rows from the INSERT's RETURNING (they cannot see each other's writes).
  */
@@ -284,8 +285,9 @@ function compilePostgresStatement(db: Kysely<Database>): CompiledQuery {
     select ${names} from unnest(${arrays}) as batch (${names})
     returning user_id, kind, api_title, action, is_error, duration_seconds, created_at)`
   const parts = ROLLUPS.map((rollup, i) => sql`${sql.raw(`rollup_${i}`)} as (${upsert(rollup, sql.raw('inserted'), sql.raw('true'), true)})`)
+  parts.push(...partsOfDailyUsageByMonth())
   const statement = sql`with ${inserted}, ${sql.join(parts)} select 1`.compile(db)
   if (statement.parameters.length !== COLUMNS.length) throw new Error('unexpected batch parameters')
-  // Named: prepared once per connection, so PostgreSQL does not plan the sixteen parts again for every batch.
+  // Named: prepared once per connection, so PostgreSQL does not plan its parts again for every batch.
   return nameStatement(statement, 'agentbox_interaction_batch')
 }

@@ -26,6 +26,7 @@ import * as m0026 from './0026_leases_and_gpt_key_failures.ts'
 import * as m0027 from './0027_mcp_client_names.ts'
 import * as m0028 from './0028_interaction_usage_counted_per_batch.ts'
 import * as m0029 from './0029_interaction_rollup_watermark.ts'
+import * as m0030 from './0030_daily_usage_by_month.ts'
 
 /** Names sort in the order they run; append, never rename or reorder. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -55,4 +56,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0027_mcp_client_names': m0027,
   '0028_interaction_usage_counted_per_batch': m0028,
   '0029_interaction_rollup_watermark': m0029,
+  '0030_daily_usage_by_month': m0030,
 })

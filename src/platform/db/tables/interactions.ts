@@ -157,6 +157,22 @@ export interface InteractionRollupWatermarkTable {
   last_rowid: number
 }
 
+/** d01 … d31. */
+type DayOfMonthColumn = `d${'0' | '1' | '2'}${'1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9'}` | 'd10' | 'd20' | 'd30' | 'd31'
+
+/**
+ * PostgreSQL only (migration 0030): interaction_daily_usage again, a row per month and title with a column per day of
+ * the month (0 for the days the month does not have), so a year of the organisation's days is ~12 rows per title.
+ */
+export type InteractionDailyUsageByMonthTable = {
+  /** YYYY-MM (UTC), the first 7 characters of created_at. */
+  month: string
+  api_title: string
+} & { [Day in DayOfMonthColumn]: number }
+
+/** PostgreSQL only (migration 0030): interaction_user_daily_usage the same way, every kind of call counted together. */
+export type InteractionUserDailyUsageByMonthTable = InteractionDailyUsageByMonthTable & { user_id: string }
+
 export interface InteractionsTables {
   user_settings: UserSettingsTable
   context_types: ContextTypesTable
@@ -177,4 +193,6 @@ export interface InteractionsTables {
   interaction_user_tools: InteractionUserToolsTable
   interaction_user_durations: InteractionUserDurationsTable
   interaction_rollup_watermark: InteractionRollupWatermarkTable
+  interaction_daily_usage_by_month: InteractionDailyUsageByMonthTable
+  interaction_user_daily_usage_by_month: InteractionUserDailyUsageByMonthTable
 }
