@@ -38,7 +38,8 @@ writeFileSync(
 )
 
 // Code started with `new Worker(…)` is a separate entry point of the bundle; inside the binary each is found at
-// /$bunfs/root/<its path in the repository> (src/platform/worker-url.ts).
+// /$bunfs/root/<its path in the repository> (workerUrl in src/platform/worker-client.ts). Every worker a WorkerClient
+// starts (its `entry`) must be listed here: test/platform/worker-client.test.ts checks it.
 const WORKER_ENTRIES = [
   'src/modules/applications/document/import-worker.ts',
   'src/modules/insights/insights-worker.ts',

@@ -4,7 +4,7 @@
 // took the thread from everyone else.
 import type { DatabaseTarget } from '../../platform/db/target.ts'
 import { requestTraffic } from '../../platform/http/traffic.ts'
-import { workerUrl } from '../../platform/worker-url.ts'
+import { WorkerClient } from '../../platform/worker-client.ts'
 import type { InsightsJob } from './compute-in-share.ts'
 
 export type { InsightsJob }
@@ -12,47 +12,23 @@ export type { InsightsJob }
 /** Answers the insights of a job as JSON text (an `Insights`). */
 export type InsightsRunner = ((job: InsightsJob) => Promise<string>) & { close(): void }
 
-const WORKER_URL = workerUrl(import.meta.url, './insights-worker.ts', 'src/modules/insights/insights-worker.ts')
-
+type ToWorker = ({ id: number; target: DatabaseTarget; traffic: SharedArrayBuffer } & InsightsJob) | { close: true }
 type Answer = { id: number; ok: true; json: string } | { id: number; ok: false; failure: string }
 
-/** One worker, started on the first request; jobs are answered by id (the worker runs them one after another). */
+/** One worker, started on the first request and kept while the server runs; jobs are answered by id (the worker runs them one after another). */
 export function createInsightsRunner(target: DatabaseTarget): InsightsRunner {
-  let worker: Worker | null = null
-  let nextId = 0
-  const pending = new Map<number, { resolve: (json: string) => void; reject: (error: Error) => void }>()
-
-  const start = (): Worker => {
-    const created = new Worker(WORKER_URL)
-    ;(created as Worker & { unref(): void }).unref()
-    created.onmessage = (event: MessageEvent<Answer>) => {
-      const waiting = pending.get(event.data.id)
-      if (!waiting) return
-      pending.delete(event.data.id)
-      if (event.data.ok) waiting.resolve(event.data.json)
-      else waiting.reject(new Error(`insights failed: ${event.data.failure}`))
-    }
-    created.onerror = (event) => {
-      // A worker that died is replaced by the next request; everything it held fails now.
-      worker = null
-      for (const waiting of pending.values()) waiting.reject(new Error(`insights worker failed: ${event.message}`))
-      pending.clear()
-    }
-    return created
-  }
-
-  const run = ((job: InsightsJob) =>
-    new Promise<string>((resolve, reject) => {
-      worker ??= start()
-      const id = ++nextId
-      pending.set(id, { resolve, reject })
-      // The count of requests started travels with each job: the worker's fair share asks it whether others came.
-      worker.postMessage({ id, target, traffic: requestTraffic.buffer, ...job })
-    })) as InsightsRunner
-  // Asked to close itself: Worker.terminate() would block the caller while the worker is torn down.
-  run.close = () => {
-    worker?.postMessage({ close: true })
-    worker = null
-  }
+  const client: WorkerClient<ToWorker, Answer, string> = new WorkerClient({
+    entry: 'src/modules/insights/insights-worker.ts',
+    name: 'insights worker',
+    closeMessage: { close: true },
+    onMessage: (answer) => {
+      const waiting = client.settle(answer.id)
+      if (answer.ok) waiting?.resolve(answer.json)
+      else waiting?.reject(new Error(`insights failed: ${answer.failure}`))
+    },
+  })
+  // The count of requests started travels with each job: the worker's fair share asks it whether others came.
+  const run = ((job: InsightsJob) => client.submit((id) => ({ id, target, traffic: requestTraffic.buffer, ...job }))) as InsightsRunner
+  run.close = () => void client.retire()
   return run
 }

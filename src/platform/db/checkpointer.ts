@@ -1,9 +1,7 @@
 // Starts the SQLite checkpointer (checkpoint-worker.ts) for one database file and speaks to it. The writer runs with
 // `wal_autocheckpoint = 0` while the worker lives; if the worker cannot start or dies, the writer's automatic
 // checkpoints come back on (`onFailure`), so the WAL never grows without bound.
-import { workerUrl } from '../worker-url.ts'
-
-const WORKER_URL = workerUrl(import.meta.url, './checkpoint-worker.ts', 'src/platform/db/checkpoint-worker.ts')
+import { WorkerClient } from '../worker-client.ts'
 
 /** How often the worker looks for new commits (a look is one `PRAGMA data_version`; a checkpoint only when it moved). */
 export const CHECKPOINT_INTERVAL_MS = 200
@@ -36,12 +34,7 @@ export interface Checkpointer {
 
 /** `onFailure` is called once, with the reason, when the worker fails to start or fails later. */
 export function startCheckpointer(path: string, onFailure: (reason: string) => void, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
-  // smol: the worker only runs pragmas; a small heap keeps it from adding to the server's peak.
-  const worker = new Worker(WORKER_URL, { smol: true } as WorkerOptions)
-  ;(worker as Worker & { unref(): void }).unref()
   let failed = false
-  let nextId = 0
-  const pending = new Map<number, { resolve: (result: CheckpointResult) => void; reject: (error: Error) => void }>()
   let markReady: () => void = () => {}
   let refuseReady: (error: Error) => void = () => {}
   const ready = new Promise<void>((resolve, reject) => {
@@ -52,57 +45,47 @@ export function startCheckpointer(path: string, onFailure: (reason: string) => v
   let closing: Promise<void> | null = null
   let markClosed: () => void = () => {}
 
+  // Not started again after a failure: the writer's automatic checkpoints have taken over.
   const fail = (reason: string) => {
     if (!failed) {
       failed = true
       onFailure(reason)
     }
     refuseReady(new Error(reason))
-    for (const waiting of pending.values()) waiting.reject(new Error(reason))
-    pending.clear()
+    client.abandon(new Error(reason))
     markClosed()
   }
 
-  worker.onmessage = (event: MessageEvent<CheckpointAnswer>) => {
-    const answer = event.data
-    if (answer.type === 'ready') markReady()
-    else if (answer.type === 'closed') markClosed()
-    else if (answer.type === 'failed') fail(answer.message)
-    else {
-      const waiting = pending.get(answer.id)
-      pending.delete(answer.id)
-      waiting?.resolve({ busy: answer.busy, log: answer.log, checkpointed: answer.checkpointed })
-    }
-  }
-  worker.onerror = (event) => {
-    event.preventDefault?.()
-    fail(`checkpoint worker failed: ${event.message}`)
-  }
-  worker.addEventListener('close', () => {
-    if (closing) markClosed()
-    else fail('checkpoint worker exited')
+  const client: WorkerClient<CheckpointRequest, CheckpointAnswer, CheckpointResult> = new WorkerClient({
+    entry: 'src/platform/db/checkpoint-worker.ts',
+    name: 'checkpoint worker',
+    closeMessage: { type: 'close' },
+    // The worker only runs pragmas; a small heap keeps it from adding to the server's peak.
+    smol: true,
+    onMessage: (answer) => {
+      if (answer.type === 'ready') markReady()
+      else if (answer.type === 'closed') markClosed()
+      else if (answer.type === 'failed') fail(answer.message)
+      else client.settle(answer.id)?.resolve({ busy: answer.busy, log: answer.log, checkpointed: answer.checkpointed })
+    },
+    onFailure: fail,
   })
-  worker.postMessage({ type: 'start', path, intervalMs } satisfies CheckpointRequest)
+  client.post({ type: 'start', path, intervalMs })
 
   return {
     ready,
     checkpointNow() {
       if (failed || closing) return Promise.reject(new Error('the checkpointer is not running'))
-      const id = ++nextId
-      return new Promise<CheckpointResult>((resolve, reject) => {
-        pending.set(id, { resolve, reject })
-        worker.postMessage({ type: 'checkpoint', id } satisfies CheckpointRequest)
-      })
+      return client.submit((id) => ({ type: 'checkpoint', id }))
     },
     close() {
       closing ??= failed
         ? Promise.resolve()
         : new Promise<void>((resolve) => {
-            // Unreferenced, the worker would not keep the process alive for its answer: a stopping server whose last
-            // handle is this promise would exit before the final checkpoint and before it logs that it stopped.
-            ;(worker as Worker & { ref(): void }).ref()
             markClosed = resolve
-            worker.postMessage({ type: 'close' } satisfies CheckpointRequest)
+            // Held: unreferenced, the worker would not keep the process alive for its answer, and a stopping server whose
+            // last handle is this promise would exit before the final checkpoint and before it logs that it stopped.
+            void client.retire({ holdProcess: true }).then(resolve)
           })
       return closing
     },

@@ -4,7 +4,7 @@
 import { asciiText } from './ascii-text.ts'
 import { importApiDocument } from './import.ts'
 import { type DocumentSource, MAX_NESTING, SpecInvalidError } from './read.ts'
-import { OPERATIONS_PER_MESSAGE, type WorkerAnswer } from './run-import.ts'
+import { type ImportJob, OPERATIONS_PER_MESSAGE, type WorkerAnswer } from './run-import.ts'
 
 declare const self: Worker
 
@@ -26,13 +26,14 @@ function sourceOf(data: { bytes: ArrayBuffer }): DocumentSource {
   }
 }
 
-self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer } | { close: true }>) => {
+self.onmessage = async (event: MessageEvent<ImportJob>) => {
   // Emptied first: tearing a worker down holds the thread that created it while the worker's heap is freed, and
   // collecting here costs only this thread.
   if ('close' in event.data) {
     Bun.gc(true)
     return process.exit(0)
   }
+  const { id } = event.data
   try {
     const source = sourceOf(event.data)
     // The upload's bytes are garbage now (the text is what is parsed): 32 MiB that would otherwise live through the parse.
@@ -42,11 +43,11 @@ self.onmessage = async (event: MessageEvent<{ bytes: ArrayBuffer } | { close: tr
     // thread starts storing, so that the two never hold their peaks at once.
     Bun.gc(true)
     for (let start = 0; start < operations.length; start += OPERATIONS_PER_MESSAGE)
-      answer({ ok: true, operations: operations.slice(start, start + OPERATIONS_PER_MESSAGE) })
-    answer({ ok: true, result: { ...document, operations: [] } })
+      answer({ id, ok: true, operations: operations.slice(start, start + OPERATIONS_PER_MESSAGE) })
+    answer({ id, ok: true, result: { ...document, operations: [] } })
   } catch (error) {
-    if (error instanceof SpecInvalidError) answer({ ok: false, invalid: { message: error.message, pointer: error.pointer } })
-    else if (error instanceof RangeError) answer({ ok: false, invalid: { message: `The document nests deeper than ${MAX_NESTING} levels`, pointer: '' } })
-    else answer({ ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
+    if (error instanceof SpecInvalidError) answer({ id, ok: false, invalid: { message: error.message, pointer: error.pointer } })
+    else if (error instanceof RangeError) answer({ id, ok: false, invalid: { message: `The document nests deeper than ${MAX_NESTING} levels`, pointer: '' } })
+    else answer({ id, ok: false, failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
   }
 }

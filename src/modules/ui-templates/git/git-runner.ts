@@ -3,10 +3,8 @@
 // repository's credentials. The worker never holds a token and never opens a connection itself.
 import { OutboundError } from '../../../platform/outbound/errors.ts'
 import type { OutboundClient } from '../../../platform/outbound/outbound-client.ts'
-import { workerUrl } from '../../../platform/worker-url.ts'
+import { WorkerClient } from '../../../platform/worker-client.ts'
 import type { BridgedRequest, FromWorker, SyncAnswer, SyncJob, ToWorker } from './sync-job.ts'
-
-const WORKER_URL = workerUrl(import.meta.url, './git-worker.ts', 'src/modules/ui-templates/git/git-worker.ts')
 
 export interface GitRunnerLimits {
   /** The largest answer the repository may send (a fetch's pack). Default 256 MiB. */
@@ -26,11 +24,10 @@ export interface GitRunner {
   close(): void
 }
 
-interface Running {
+/** What a sync's requests are checked against and sent with. */
+interface SyncTarget {
   readonly origin: string
   readonly authorization: string | null
-  readonly resolve: (answer: SyncAnswer) => void
-  readonly reject: (error: Error) => void
 }
 
 const DEFAULTS = { maxResponseBytes: 256 * 1024 * 1024, maxRequestBytes: 64 * 1024 * 1024, idleMs: 60_000 }
@@ -54,22 +51,22 @@ async function readAll(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
 
 export function createGitRunner(outbound: OutboundClient, limits: GitRunnerLimits = {}): GitRunner {
   const { maxResponseBytes, maxRequestBytes, idleMs } = { ...DEFAULTS, ...limits }
-  let worker: Worker | null = null
-  let idleTimer: ReturnType<typeof setTimeout> | undefined
-  let nextJob = 0
-  const jobs = new Map<number, Running>()
-
-  const send = (message: ToWorker, transfer: Transferable[] = []) => worker?.postMessage(message, transfer)
-
-  // Asked to close itself: Worker.terminate() blocks the calling thread while the worker's heap is torn down.
-  const retire = () => {
-    send({ type: 'close' })
-    worker = null
-  }
+  // A worker that died is replaced by the next sync; the jobs it held fail now.
+  const client: WorkerClient<ToWorker, FromWorker, SyncAnswer, SyncTarget> = new WorkerClient({
+    entry: 'src/modules/ui-templates/git/git-worker.ts',
+    name: 'git worker',
+    closeMessage: { type: 'close' },
+    idleMs,
+    onMessage: (message) => {
+      if (message.type === 'http') void bridge(message)
+      else client.settle(message.job)?.resolve(message.answer)
+    },
+  })
 
   async function bridge(message: BridgedRequest): Promise<void> {
-    const job = jobs.get(message.job)
+    const job = client.waiting(message.job)
     if (!job) return
+    const answer = (reply: ToWorker, transfer: Transferable[] = []) => client.postToJob(message.job, reply, transfer)
     try {
       // The worker's client only ever asks for the repository's own URLs; anything else is refused, not sent.
       if (new URL(message.url).origin !== job.origin) throw new OutboundError('destination_not_allowed', 'origin')
@@ -83,7 +80,7 @@ export function createGitRunner(outbound: OutboundClient, limits: GitRunnerLimit
         maxResponseBytes,
       })
       const body = await readAll(response.body)
-      send(
+      answer(
         {
           type: 'http-response',
           request: message.request,
@@ -98,53 +95,18 @@ export function createGitRunner(outbound: OutboundClient, limits: GitRunnerLimit
     } catch (error) {
       const code = error instanceof OutboundError ? error.code : 'unreachable'
       const words = error instanceof OutboundError ? `${error.message}${error.reason ? `: ${error.reason}` : ''}` : 'Destination unreachable'
-      send({ type: 'http-error', request: message.request, code, message: words })
+      answer({ type: 'http-error', request: message.request, code, message: words })
     }
-  }
-
-  function start(): Worker {
-    const created = new Worker(WORKER_URL)
-    // The listening server keeps the process alive; a waiting worker alone must not (tests, CLI commands).
-    ;(created as Worker & { unref(): void }).unref()
-    created.onmessage = (event: MessageEvent<FromWorker>) => {
-      const message = event.data
-      if (message.type === 'http') {
-        void bridge(message)
-        return
-      }
-      const job = jobs.get(message.job)
-      jobs.delete(message.job)
-      job?.resolve(message.answer)
-      if (jobs.size === 0) {
-        idleTimer = setTimeout(retire, idleMs)
-        idleTimer.unref?.()
-      }
-    }
-    created.onerror = (event) => {
-      // A worker that died is replaced by the next sync; the jobs it held fail now.
-      worker = null
-      for (const job of jobs.values()) job.reject(new Error(`git worker failed: ${event.message}`))
-      jobs.clear()
-    }
-    return created
   }
 
   return {
     run(job, credentials) {
-      clearTimeout(idleTimer)
-      worker ??= start()
-      const id = ++nextJob
-      return new Promise<SyncAnswer>((resolve, reject) => {
-        const authorization = credentials ? `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` : null
-        jobs.set(id, { origin: new URL(job.url).origin, authorization, resolve, reject })
-        send({ type: 'job', job: id, input: job })
-      })
+      const authorization = credentials ? `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` : null
+      return client.submit((id) => ({ type: 'job', job: id, input: job }), [], { origin: new URL(job.url).origin, authorization })
     },
     close() {
-      clearTimeout(idleTimer)
-      for (const job of jobs.values()) job.reject(new Error('git worker closed'))
-      jobs.clear()
-      retire()
+      client.abandon(new Error('git worker closed'))
+      void client.retire()
     },
   }
 }
