@@ -12,6 +12,7 @@ import type { DatabaseTarget } from './platform/db/target.ts'
 import { allowedMethodsOf } from './platform/http/allowed-methods.ts'
 import { multipartRoutesOf } from './platform/http/multipart-routes.ts'
 import { beforeBodyChecksOf } from './platform/http/before-body.ts'
+import { bodySchemaChecksOf } from './platform/http/body-schema-check.ts'
 import { httpPlatform } from './platform/http/http-platform.ts'
 import { openApiRoutes } from './platform/http/openapi.ts'
 import { withRequestTracking, type FetchHandler } from './platform/http/request-tracking.ts'
@@ -119,6 +120,7 @@ function buildApp(config: Config, logger: Logger, modules: Modules) {
           ownBody: new RegExp(`${MCP_PATH.source}|${OAUTH_OWN_BODY.source}`),
           acceptsMultipart: multipartRoutesOf(() => app.routes),
           beforeBody: beforeBodyChecksOf(() => app.routes),
+          bodySchemaCheck: bodySchemaChecksOf(() => app.routes),
         },
         allowedMethods: allowedMethodsOf(() => app.routes),
       }),

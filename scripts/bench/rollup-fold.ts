@@ -4,11 +4,15 @@
 // - recent: what a running server folds, rows recorded in the last minutes (one day and month, every user and tool);
 // - spread: the worst case, rows spread over the whole year (nearly every row a new key far from the last one's).
 //
-//   bun scripts/bench/rollup-fold.ts [--rows 300000] [--backlog 20000]
+//   bun scripts/bench/rollup-fold.ts [--rows 300000] [--backlog 20000] [--calls 20000]
 //
 // For each slice size (and the folder's own adaptive size), the backlog is recorded, then folded by foldRollups while a
 // setImmediate probe measures the longest the event loop went without a turn (the worst slice), with the fold's time
 // per row.
+//
+// Then what every summary and insights request pays when nothing is left to fold: --calls calls of foldRollups against
+// the same number of write transactions that read what the fold reads (the watermark and the largest rowid, under
+// the writer's lock: what every such fold was before the fast path), alternated in 10 rounds; µs per call, medians.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,15 +20,17 @@ import { parseArgs } from 'node:util'
 import { openDatabase, type SqliteHandle } from '../../src/platform/db/database.ts'
 import { migrateToLatest } from '../../src/platform/db/migrate.ts'
 import { foldRollups } from '../../src/platform/db/rollup-folder.ts'
-import { intOption } from './lib.ts'
+import { writeTransaction } from '../../src/platform/db/write-transaction.ts'
+import { intOption, median } from './lib.ts'
 
 const { values: opts } = parseArgs({
   args: process.argv.slice(2),
   strict: true,
-  options: { rows: { type: 'string', default: '300000' }, backlog: { type: 'string', default: '20000' } },
+  options: { rows: { type: 'string', default: '300000' }, backlog: { type: 'string', default: '20000' }, calls: { type: 'string', default: '20000' } },
 })
 const ROWS = intOption(opts.rows!, '--rows')
 const BACKLOG = intOption(opts.backlog!, '--backlog')
+const CALLS = intOption(opts.calls!, '--calls', 10)
 const SLICES: (number | undefined)[] = [undefined, 64, 256, 1000, 4000]
 
 const dir = mkdtempSync(join(tmpdir(), 'agentbox-fold-bench-'))
@@ -99,6 +105,34 @@ try {
         `${recent ? 'recent' : 'spread'} | ${size.padStart(10)} | ${String(slices).padStart(6)} | ${worst.toFixed(1).padStart(26)} | ${p99.toFixed(2).padStart(12)} | ${((took * 1000) / rows).toFixed(1)}`,
       )
     }
+
+  // Nothing left to fold: the fold every read of a rollup starts with, against a write transaction of the same reads.
+  const largest = w.query<{ e: number }, []>('SELECT coalesce(max(rowid), 0) AS e FROM interactions')
+  const counted = w.query<{ w: number }, []>('SELECT last_rowid AS w FROM interaction_rollup_watermark WHERE id = 1')
+  const transactionOfReads = () =>
+    writeTransaction(handle.db, async () => largest.get()!.e <= counted.get()!.w, { unstamped: true }).then((folded) => {
+      if (!folded) throw new Error('rows left to fold')
+    })
+  const fold = () =>
+    foldRollups(handle.db).then((result) => {
+      if (result.rows !== 0) throw new Error('rows left to fold')
+    })
+  const perCall = async (call: () => Promise<unknown>, n: number) => {
+    const began = performance.now()
+    for (let i = 0; i < n; i++) await call()
+    return ((performance.now() - began) * 1000) / n
+  }
+  await perCall(fold, 1000)
+  await perCall(transactionOfReads, 1000)
+  const rounds = { fold: [] as number[], transaction: [] as number[] }
+  for (let round = 0; round < 10; round++) {
+    rounds.fold.push(await perCall(fold, Math.ceil(CALLS / 10)))
+    rounds.transaction.push(await perCall(transactionOfReads, Math.ceil(CALLS / 10)))
+  }
+  const [f, t] = [median(rounds.fold), median(rounds.transaction)]
+  console.log(
+    `nothing to fold, ${CALLS} calls each in 10 alternated rounds: foldRollups ${f.toFixed(2)} µs a call, a write transaction of the same reads ${t.toFixed(2)} µs (fold / transaction ${(f / t).toFixed(2)}×; rounds: fold ${rounds.fold.map((x) => x.toFixed(1)).join(' ')}, transaction ${rounds.transaction.map((x) => x.toFixed(1)).join(' ')})`,
+  )
 } finally {
   await handle.close()
   rmSync(dir, { recursive: true, force: true })

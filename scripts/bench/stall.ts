@@ -4,7 +4,8 @@
 // adds the server's peak RSS above its level before each case (target: under 256 MB).
 //
 // Large bodies: 6–7 MiB template bodies (escapes, millions of values, and without a token), parsed in the JSON worker
-// and refused before the body is read without credentials (docs/benchmarks.md, "Large bodies").
+// and refused before the body is read without credentials (docs/benchmarks.md, "Large bodies"); and a saved template of
+// control characters, whose every answer echoes 6 MiB of escapes.
 //
 // Usage: bun scripts/bench/stall.ts [--seconds 5] [--rows 1000000] [--only TEXT (cases of every table whose name contains it)]
 import { Database } from 'bun:sqlite'
@@ -390,12 +391,24 @@ async function largeBodyAttacks(): Promise<Record<string, () => Promise<unknown>
     if (response.status !== expected) throw new Error(`large body: ${response.status}, expected ${expected}`)
     return { status: response.status }
   }
+  // A template of 1 MiB of U+0001 saved, to be changed to itself in a loop: a 200 whose answer echoes the HTML.
+  const saved = JSON.stringify({ html: '\u0001'.repeat(MiB) })
+  const created = await fetch(path, { method: 'POST', headers: { authorization: `Bearer ${member}`, 'content-type': 'application/json' }, body: saved })
+  if (created.status !== 201) throw new Error(`large bodies: template ${created.status}`)
+  const savedPath = `${base}/api/ui-templates/stall-templates/templates/${((await created.json()) as { id: string }).id}`
+  const change = (body: string) => async () => {
+    const response = await fetch(savedPath, { method: 'PUT', headers: { authorization: `Bearer ${member}`, 'content-type': 'application/json' }, body })
+    await response.arrayBuffer()
+    if (response.status !== 200) throw new Error(`large body: ${response.status}, expected 200`)
+    return { status: response.status }
+  }
   const escapes = JSON.stringify({ html: '\u0001'.repeat(MiB + 1) })
   const numbers = `{"html":1,"a":[${'0,'.repeat(Math.floor((7 * MiB - 40) / 2) - 1)}0]}`
   const objects = `{"html":1,"a":[${'{},'.repeat(Math.floor((7 * MiB - 40) / 3) - 1)}{}]}`
   return {
     'large body: a template of 1 MiB + 1 byte of U+0001 (6 MiB of \\u0001 escapes; 422 after parsing)': send(escapes, 422, member),
     'large body: the same 6 MiB without a token (401)': send(escapes, 401),
+    'large body: a saved template of 1 MiB of U+0001 changed to itself (PUT, 200: the answer echoes the HTML)': change(saved),
     'large body: 3.6M numbers in a dropped field (7 MiB; 422 after parsing)': send(numbers, 422, member),
     'large body: 2.4M empty objects in a dropped field (7 MiB; 422 after parsing)': send(objects, 422, member),
   }

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
+import { sql } from 'kysely'
 import { pruneInteractions } from '../../src/modules/interactions/retention.ts'
 import { foldRollups, foldSqliteFile } from '../../src/platform/db/rollup-folder.ts'
 import { compareRollup, ROLLUPS } from '../helpers/rollups.ts'
@@ -183,5 +184,106 @@ describe.skipIf(!ON_SQLITE)('a fold', () => {
     expect(await foldRollups(db, { sliceRows: 100 })).toEqual({ rows: 250, slices: 3 })
     expect(await foldRollups(db, { sliceRows: 100 })).toEqual({ rows: 0, slices: 0 })
     await expectRollupsExact(t)
+  })
+})
+
+/** Holds Kysely's connection (the writer: every write transaction waits for it) without opening a transaction. */
+function holdWriter(db: TestServer['server']['database']['db']): { held: Promise<void>; release: () => Promise<void> } {
+  const held = Promise.withResolvers<void>()
+  const released = Promise.withResolvers<void>()
+  const holding = db.connection().execute(async () => {
+    held.resolve()
+    await released.promise
+  })
+  return {
+    held: held.promise,
+    release: async () => {
+      released.resolve()
+      await holding
+    },
+  }
+}
+
+describe.skipIf(!ON_SQLITE)('with nothing to fold', () => {
+  test('a fold takes no write transaction: it returns while another holds the writer', async () => {
+    t = await startTestServer({ now: NOW, rollupFoldDelayMs: HOUR })
+    const { adminToken } = await t.provision()
+    for (let i = 0; i < 5; i++) await record(t, adminToken, i)
+    const db = t.server.database.db
+    expect(await foldRollups(db)).toEqual({ rows: 5, slices: 1 })
+    const { counted, largest } = await watermark(t)
+    expect(counted).toBe(largest)
+
+    // Kysely's hold on the writer connection (every write transaction waits for it), with no transaction open.
+    let writer = holdWriter(db)
+    await writer.held
+    try {
+      // Returns while the writer is held: it neither began nor waited for a transaction. (Had it waited, it would wait
+      // until the release below; a turn of the event loop is more than the fast path needs.)
+      const turn = new Promise((resolve) => setImmediate(() => resolve('still waiting')))
+      expect(await Promise.race([foldRollups(db), turn])).toEqual({ rows: 0, slices: 0 })
+      // The insights read the rollups in their worker, so a whole answer needs nothing of the writer either.
+      const insights = await t.request('GET', '/api/insights?from=2026-06-15&to=2026-06-15', { token: adminToken })
+      expect(insights.status).toBe(200)
+      expect(insights.body.interactions_per_day).toEqual([{ date: '2026-06-15', mcp_tool: 5, api_action: 0, total: 5 }])
+    } finally {
+      await writer.release()
+    }
+
+    // With a row to fold, a fold waits for the writer.
+    await record(t, adminToken, 5)
+    writer = holdWriter(db)
+    await writer.held
+    let done = false
+    const folding = foldRollups(db).then((result) => {
+      done = true
+      return result
+    })
+    try {
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve))
+      expect(done).toBe(false)
+    } finally {
+      await writer.release()
+    }
+    expect(await folding).toEqual({ rows: 1, slices: 1 })
+    await expectRollupsExact(t)
+  })
+
+  test('is not trusted inside a transaction: a retention delete that empties the rows above the watermark and rolls back leaves them to count', async () => {
+    t = await startTestServer({ now: NOW, rollupFoldDelayMs: HOUR })
+    const { adminToken } = await t.provision()
+    const db = t.server.database.db
+    for (let i = 0; i < 4; i++) await record(t, adminToken, i)
+    await foldRollups(db)
+    for (let i = 0; i < 6; i++) await record(t, adminToken, i)
+    const { counted } = await watermark(t)
+
+    const writer = t.server.database.kind === 'sqlite' ? t.server.database.writer : null
+    if (!writer) throw new Error('a SQLite test')
+    const deleted = Promise.withResolvers<void>()
+    const release = Promise.withResolvers<void>()
+    const rolledBack = db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`delete from interactions where rowid > ${counted}`.execute(trx)
+        deleted.resolve()
+        await release.promise
+        throw new Error('rolled back')
+      })
+      .catch((error: Error) => error.message)
+    await deleted.promise
+    // Seen from inside the transaction, every row looks counted: a fold that believed it would miss the six rows below.
+    expect(
+      writer
+        .query('SELECT (SELECT last_rowid FROM interaction_rollup_watermark) AS counted, (SELECT coalesce(max(rowid), 0) FROM interactions) AS largest')
+        .get(),
+    ).toEqual({ counted, largest: counted })
+    const folding = foldRollups(db)
+    release.resolve()
+    expect(await rolledBack).toBe('rolled back')
+    expect(await folding).toEqual({ rows: 6, slices: 1 })
+    await expectRollupsExact(t)
+    const summary = await t.request('POST', '/api/interaction/summary', { token: adminToken, body: { start_date: '2026-06-15', end_date: NOW } })
+    expect(summary.body).toEqual({ '2026-06-15': { 'srv-0': 3, 'srv-1': 3, 'srv-2': 2, 'srv-3': 2 } })
   })
 })

@@ -113,6 +113,48 @@ describe('one byte over is refused with 422 on body.html, on create and on chang
   }, 30_000)
 })
 
+/** The longest text JSON.stringify returned while `work` ran (the server runs in this process). */
+async function longestJsonWritten(work: () => Promise<unknown>): Promise<number> {
+  const original = JSON.stringify
+  let longest = 0
+  JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
+    const text = original(...args)
+    if (typeof text === 'string' && text.length > longest) longest = text.length
+    return text
+  }) as typeof JSON.stringify
+  try {
+    await work()
+  } finally {
+    JSON.stringify = original
+  }
+  return longest
+}
+
+describe('a refused template of control characters', () => {
+  test('is answered without writing its body as JSON, on create and on change', async () => {
+    const existing = await createTemplate(w, w.owner.token, app, 'listPets')
+    // Six bytes a character as JSON, and one character over; a field wrong beside it.
+    for (const body of [{ html: '\u0001'.repeat(MiB + 1) }, { html: '\u0001'.repeat(MiB), type: '' }]) {
+      const text = JSON.stringify(body)
+      for (const [method, where] of [
+        ['POST', create()],
+        ['PUT', change(existing.id)],
+      ] as const) {
+        let refused: Awaited<ReturnType<typeof send>> | undefined
+        const longest = await longestJsonWritten(async () => {
+          refused = await send(method, where, text)
+        })
+        expect(refused!.status).toBe(422)
+        expect(refused!.body.detail).toHaveLength(1)
+        expect(refused!.body.detail[0].loc).toEqual(['body', 'type' in body ? 'type' : 'html'])
+        // The answer is written (capped at 64 KiB); the six megabytes sent are not, as Elysia's own refusal wrote them.
+        expect(longest).toBeLessThan(64 * 1024)
+      }
+    }
+    expect((await w.t.request('DELETE', change(existing.id), { token: w.owner.token })).status).toBe(204)
+  }, 30_000)
+})
+
 describe('bodies over the limit', () => {
   test("a body over the template routes' 7 MiB is 413, declared or streamed, before anything is parsed", async () => {
     const existing = await createTemplate(w, w.owner.token, app, 'listPets')

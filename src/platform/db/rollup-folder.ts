@@ -44,6 +44,8 @@ export interface FoldOptions {
 const WATERMARK_SQL = 'SELECT last_rowid AS w FROM interaction_rollup_watermark WHERE id = 1'
 const SLICE_SQL = 'SELECT count(*) AS n, max(rowid) AS e FROM (SELECT rowid FROM interactions WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?)'
 const LARGEST_SQL = 'SELECT coalesce(max(rowid), 0) AS e FROM interactions'
+/** One statement, so one snapshot: the watermark and the largest rowid are read together. */
+const FOLDED_SQL = 'SELECT (SELECT last_rowid FROM interaction_rollup_watermark WHERE id = 1) >= (SELECT coalesce(max(rowid), 0) FROM interactions) AS folded'
 
 const moveWatermark = sql`update interaction_rollup_watermark set last_rowid = ${0} where id = 1`
 
@@ -67,6 +69,35 @@ const FILE_SLICE_ROWS = 20_000
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
+ * True when every committed row is counted already, read without the writer's lock or a transaction: what every
+ * summary and insights request finds when nothing was recorded since the last fold, answered by one read of two rows
+ * instead of a write transaction that waits its turn behind the group commit.
+ *
+ * Why the answer is right. The rollups' invariant holds in every committed state: every row at or below the watermark
+ * is counted, none above it (a fold's counts and its watermark commit together; the delete trigger subtracts a
+ * counted row and lowers the watermark when the newest rows go, in the deleting transaction, so a reused rowid lands
+ * above it). So in a committed state where the watermark is at least the largest rowid, every row is counted.
+ * - The read runs on the writer connection, the only one that writes `interactions` (SQLite: one instance per file;
+ *   a file no server has open is folded by `foldSqliteFile`). Outside a transaction, a statement there sees every
+ *   commit made before it, its own connection's included, and nothing uncommitted: one statement is one snapshot,
+ *   taken now, after every row committed before the call.
+ * - Inside a transaction (the group commit, a retention delete, an import, a slice of another fold: any of them can be
+ *   awaiting between statements while this runs) the same read would see that transaction's uncommitted changes. A
+ *   retention delete in flight may have removed the rows above the watermark, so the two would look equal although a
+ *   rollback brings the uncounted rows back; rows inserted and not yet committed only look like more to fold. So
+ *   the fast path is taken only when the writer is in no transaction; otherwise the fold waits for the writer as
+ *   before, and reads the largest rowid under its lock.
+ * - What commits after this read is not "committed before the call": the caller's read of the rollups may then see
+ *   rows not counted yet, as it could after any fold.
+ * (The reader connection would see only committed rows too, but a long-lived statement on it could hold an older
+ * snapshot; the writer's own commits are always visible to the writer.)
+ */
+function nothingToFold(connection: Sqlite): boolean {
+  if (connection.inTransaction) return false
+  return connection.query<{ folded: number }, []>(FOLDED_SQL).get()!.folded === 1
+}
+
+/**
  * Counts every row committed before the call into the rollups (and perhaps some committed since), a slice at a time
  * with a turn of the event loop between slices. Concurrent folds are safe: each slice reads the watermark in its own
  * transaction. Call before reading a rollup.
@@ -74,6 +105,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 export async function foldRollups(db: Kysely<Database>, options: FoldOptions = {}): Promise<FoldResult> {
   const connection = kindOf(db) === 'sqlite' ? sqliteWriterOf(db) : null
   if (connection === null) return { rows: 0, slices: 0 }
+  if (nothingToFold(connection)) return { rows: 0, slices: 0 }
   let sliceRows = options.sliceRows ?? FIRST_SLICE_ROWS
   let upTo = Number.POSITIVE_INFINITY
   let rows = 0

@@ -1,5 +1,6 @@
 // Reads request bodies with a size cap and parses JSON leniently by content type (curl -d sends form content types).
 import { BeforeBodyFailure, type BeforeBodyCheck } from './before-body.ts'
+import type { BodySchemaCheck } from './body-schema-check.ts'
 import { HttpError } from './http-error.ts'
 import { createJsonWorkerParser, type JsonParser } from './json-off-thread.ts'
 import { MAX_LARGE_BODY_VALUES, parseJsonBytes } from './json-text.ts'
@@ -30,6 +31,12 @@ export interface BodyLimits {
    * Its 401 (or 403, 402, 429) answers the request with the body unread.
    */
   readonly beforeBody?: (method: string, route: string) => BeforeBodyCheck | undefined
+  /**
+   * The body schema check of a route (body-schema-check.ts), by method and declared route path: run here on every body
+   * of a route with a larger JSON cap (`largeJson`), so that Elysia's own check of it never fails (its failure writes
+   * the whole body as JSON, megabytes for such a body).
+   */
+  readonly bodySchemaCheck?: (method: string, route: string) => BodySchemaCheck | undefined
   /** Where bodies above `offThreadBytes` (default OFF_THREAD_JSON_BYTES) are parsed; default: the JSON worker. */
   readonly offThreadParser?: JsonParser
   readonly offThreadBytes?: number
@@ -119,7 +126,8 @@ export function createBodyParser(limits: BodyLimits) {
       if (!upload) throw jsonInvalid('This endpoint takes a JSON body; multipart/form-data is for file uploads')
       return undefined
     }
-    const bytes = await readBodyLimited(request, limits.largeJson?.(request.method, path) ?? limits.json)
+    const largeCap = limits.largeJson?.(request.method, path)
+    const bytes = await readBodyLimited(request, largeCap ?? limits.json)
     if (bytes.byteLength === 0) return undefined
     // A body over the API's JSON cap (a template's, up to 7 MiB) may hold only so many values: see MAX_LARGE_BODY_VALUES.
     const maxValues = bytes.byteLength > limits.json ? MAX_LARGE_BODY_VALUES : undefined
@@ -134,6 +142,7 @@ export function createBodyParser(limits: BodyLimits) {
     }
     const context = requestContext(request)
     if (context) context.parsedBody = parsed
+    if (largeCap !== undefined) limits.bodySchemaCheck?.(request.method, route)?.(parsed)
     return parsed
   }
 }
