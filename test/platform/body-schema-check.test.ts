@@ -9,6 +9,7 @@ import { httpPlatform } from '../../src/platform/http/http-platform.ts'
 import { withRequestTracking } from '../../src/platform/http/request-tracking.ts'
 import { NOT_BLANK } from '../../src/platform/http/schema-pieces.ts'
 import { CapturedLog } from '../helpers/server.ts'
+import { longestJsonWritten } from '../helpers/json-written.ts'
 
 const MiB = 1024 * 1024
 
@@ -44,23 +45,6 @@ function appOf(early: boolean) {
       status: response.status,
       text: await response.text(),
     }))
-}
-
-/** The longest text JSON.stringify returned while `work` ran (anything in this process). */
-async function longestJsonWritten(work: () => Promise<unknown>): Promise<number> {
-  const original = JSON.stringify
-  let longest = 0
-  JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
-    const text = original(...args)
-    if (typeof text === 'string' && text.length > longest) longest = text.length
-    return text
-  }) as typeof JSON.stringify
-  try {
-    await work()
-  } finally {
-    JSON.stringify = original
-  }
-  return longest
 }
 
 const BODIES: Record<string, unknown> = {

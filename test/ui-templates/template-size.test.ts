@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type People, startWithPeople } from '../helpers/people.ts'
 import { createTemplate, ownedApplication } from './helpers.ts'
+import { longestJsonWritten } from '../helpers/json-written.ts'
 
 const MiB = 1024 * 1024
 const ROUTE_LIMIT = 7 * MiB
@@ -112,23 +113,6 @@ describe('one byte over is refused with 422 on body.html, on create and on chang
     expect((await w.t.request('DELETE', change(existing.id), { token: w.owner.token })).status).toBe(204)
   }, 30_000)
 })
-
-/** The longest text JSON.stringify returned while `work` ran (the server runs in this process). */
-async function longestJsonWritten(work: () => Promise<unknown>): Promise<number> {
-  const original = JSON.stringify
-  let longest = 0
-  JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
-    const text = original(...args)
-    if (typeof text === 'string' && text.length > longest) longest = text.length
-    return text
-  }) as typeof JSON.stringify
-  try {
-    await work()
-  } finally {
-    JSON.stringify = original
-  }
-  return longest
-}
 
 describe('a refused template of control characters', () => {
   test('is answered without writing its body as JSON, on create and on change', async () => {
