@@ -88,9 +88,9 @@ export class ClusterRevisions {
    *
    * `since` (a performance.now() no later than the call: when the caller's request arrived) relaxes "before the call"
    * to "before `since`": a read that started after it is enough, whether it is in flight (waited for) or done
-   * (undefined: the values are current already; read them). A request thus waits for one read however many lookups it
-   * makes: the licence's before the route, then the authenticator's, which used to queue a second read behind the
-   * first, and under load a third (each request two or three round trips and wake-ups on the read pool instead of one).
+   * (undefined: the values are current already; read them). The authenticator passes its request's arrival, so the
+   * read the licence check waited for before the route serves it too; it used to queue a second read behind the first,
+   * and under load a third (two or three round trips and wake-ups per request on the read pool instead of one).
    */
   sync(since?: number): Promise<void> | undefined {
     if (!this.#read) return undefined
