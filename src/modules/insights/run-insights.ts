@@ -15,7 +15,10 @@ export type InsightsRunner = ((job: InsightsJob) => Promise<string>) & { close()
 type ToWorker = ({ id: number; target: DatabaseTarget; traffic: SharedArrayBuffer } & InsightsJob) | { close: true }
 type Answer = { id: number; ok: true; json: string } | { id: number; ok: false; failure: string }
 
-/** One worker, started on the first request and kept while the server runs; jobs are answered by id (the worker runs them one after another). */
+/**
+ * One worker, started on the first request and kept while the server runs; jobs are answered by id (the worker runs
+ * them one after another).
+ */
 export function createInsightsRunner(target: DatabaseTarget): InsightsRunner {
   const client: WorkerClient<ToWorker, Answer, string> = new WorkerClient({
     entry: 'src/modules/insights/insights-worker.ts',
