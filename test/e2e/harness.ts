@@ -3,7 +3,7 @@
 // built once per test process and shared by every file.
 import { dropTestDatabase, testDatabaseEnv } from '../helpers/database.ts'
 import type { Subprocess } from 'bun'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -78,6 +78,15 @@ export async function launchServer(env: Record<string, string> = { AGENTBOX_LICE
       stderr: 'pipe',
     },
   )
+  // Read for as long as it runs: a pipe nobody reads fills (64 KiB) and the server then blocks on its next log line,
+  // mid-request. The last 64 KiB are written beside the screenshots when it stops, to see what it said.
+  const output = { text: '' }
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) output.text = (output.text + decoder.decode(chunk, { stream: true })).slice(-65_536)
+  }
+  void drain(proc.stdout)
+  void drain(proc.stderr)
   for (let i = 0; i < 300; i++) {
     if (
       await fetch(`${base}/api/health/live`).then(
@@ -94,6 +103,10 @@ export async function launchServer(env: Record<string, string> = { AGENTBOX_LICE
     async stop() {
       proc.kill('SIGKILL')
       await proc.exited
+      if (output.text !== '') {
+        mkdirSync(SHOTS, { recursive: true })
+        writeFileSync(join(SHOTS, `server-${port}.log`), output.text)
+      }
       rmSync(dir, { recursive: true, force: true })
       await dropTestDatabase(join(dir, 'data'))
     },
