@@ -31,7 +31,10 @@ let built: Promise<string> | undefined
 /** The binary, built into a temp dir once per process (never dist/, so a concurrent build cannot swap it). */
 function binary(): Promise<string> {
   built ??= (async () => {
-    const bin = join(mkdtempSync(join(tmpdir(), 'agentbox-e2e-bin-')), 'agentbox')
+    const dir = mkdtempSync(join(tmpdir(), 'agentbox-e2e-bin-'))
+    // ~150 MB a test process: left behind, a day of runs filled the disk until the servers' writes failed.
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+    const bin = join(dir, 'agentbox')
     const build = Bun.spawn([process.execPath, 'scripts/build.ts'], {
       cwd: ROOT,
       env: { ...process.env, AGENTBOX_BUILD_OUTFILE: bin },
