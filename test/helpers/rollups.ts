@@ -1,5 +1,6 @@
 // Every rollup of the interactions (the summary's and the insights'), and the same counts computed from the rows.
 import { DURATION_BUCKET_SQL } from '../../src/platform/db/migrations/0008_insights.ts'
+import { DAY_COLUMNS } from '../../src/platform/db/migrations/0030_daily_usage_by_month.ts'
 import { foldRollups } from '../../src/platform/db/rollup-folder.ts'
 import type { TestServer } from './server.ts'
 
@@ -63,7 +64,7 @@ export async function compareRollup(t: TestServer, rollup: (typeof ROLLUPS)[numb
  * organisation).
  */
 export async function compareDailyUsageByMonth(t: TestServer, of: 'organisation' | 'users'): Promise<{ stored: unknown[]; fromRows: unknown[] }> {
-  const days = Array.from({ length: 31 }, (_, i) => `d${String(i + 1).padStart(2, '0')}`)
+  const days = DAY_COLUMNS
   const user = of === 'users' ? 'user_id' : "''"
   const table = of === 'users' ? 'interaction_user_daily_usage_by_month' : 'interaction_daily_usage_by_month'
   const months = (await t.sql.all(`SELECT ${user} AS user_id, month, api_title, ${days.join(', ')} FROM ${table}`)) as Record<string, string | number>[]

@@ -13,6 +13,7 @@ import { dropTestDatabase, emptyTestDatabase, TEST_DATABASE_URL } from '../helpe
 import { startWithPeople } from '../helpers/people.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import type { DatabaseTarget } from '../../src/platform/db/target.ts'
+import { DAY_COLUMNS } from '../../src/platform/db/migrations/0030_daily_usage_by_month.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const NOW = '2026-06-01T09:00:00.000Z'
@@ -258,7 +259,7 @@ describe.skipIf(!TEST_DATABASE_URL)('an instance copied onto PostgreSQL', () => 
         expect({ table, rows: pgCount }).toEqual({ table, rows: sqliteCount })
       }
       // PostgreSQL's own rollup (the daily usage a row per month) has no SQLite source: filled from the copied one.
-      const days = Array.from({ length: 31 }, (_, i) => `d${String(i + 1).padStart(2, '0')}`).join(' + ')
+      const days = DAY_COLUMNS.join(' + ')
       expect(Number((await client.query(`SELECT sum(${days}) AS n FROM interaction_daily_usage_by_month`)).rows[0].n)).toBe(12)
       const kept = (await client.query(`SELECT count(*) AS n FROM interactions WHERE arguments LIKE '%9007199254740993%'`)).rows[0]
       expect(Number(kept.n)).toBe(12)

@@ -7,7 +7,7 @@ import { type Kysely, sql } from 'kysely'
 import { openDatabase, type PostgresHandle } from './database.ts'
 import { migrateToLatest } from './migrate.ts'
 import { MIGRATIONS } from './migrations/index.ts'
-import { DAILY_USAGE_BY_MONTH, DAY_COLUMNS, fillDailyUsageByMonth, USER_DAILY_USAGE_BY_MONTH } from './migrations/0030_daily_usage_by_month.ts'
+import { DAILY_USAGE_BY_MONTH_TABLES, DAY_COLUMNS, fillDailyUsageByMonth } from './migrations/0030_daily_usage_by_month.ts'
 import { foldSqliteFile } from './rollup-folder.ts'
 import { redactedUrl } from './target.ts'
 
@@ -122,10 +122,7 @@ export async function copySqliteToPostgres(sourcePath: string, url: string, opti
 async function fillPostgresRollups(trx: AnyDb): Promise<void> {
   await fillDailyUsageByMonth(trx)
   const days = sql.raw(DAY_COLUMNS.join(' + '))
-  for (const [table, from] of [
-    [DAILY_USAGE_BY_MONTH, 'interaction_daily_usage'],
-    [USER_DAILY_USAGE_BY_MONTH, 'interaction_user_daily_usage'],
-  ] as const) {
+  for (const { table, from } of DAILY_USAGE_BY_MONTH_TABLES) {
     const { rows } = await sql<{ by_day: string | null; by_month: string | null }>`select
       (select sum(n)::text from ${sql.table(from)}) as by_day,
       (select sum(${days})::text from ${sql.table(table)}) as by_month`.execute(trx)

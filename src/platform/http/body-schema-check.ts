@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { ValueError } from '@sinclair/typebox/errors'
 import { Value } from '@sinclair/typebox/value'
 import { HttpError } from './http-error.ts'
-import { toValidationIssues } from './validation.ts'
+import { ELYSIA_MAX_ERRORS, toValidationIssues } from './validation.ts'
 
 /** Throws the route's 422 (an HttpError) when `body` does not match its schema; may drop unknown fields, as Elysia does. */
 export type BodySchemaCheck = (body: object) => void
@@ -21,9 +21,6 @@ export interface RouteBodySchema {
   readonly path: string
   readonly hooks: { readonly body?: unknown }
 }
-
-/** How many errors Elysia's ValidationError lists (its `all`): a full list says there may be more. */
-const ELYSIA_MAX_ERRORS = 64
 
 /**
  * The check of one body schema, as Elysia runs it with `normalize: 'typebox'` (the app's setting): TypeBox's Clean

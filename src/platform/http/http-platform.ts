@@ -8,13 +8,11 @@ import { boundedIssues, errorBodyText } from '../bounded-errors.ts'
 import { DomainError, type DomainErrorKind } from '../errors.ts'
 import { HttpError, type ValidationIssue } from './http-error.ts'
 import { requestContext } from './request-context.ts'
-import { toValidationIssues } from './validation.ts'
+import { ELYSIA_MAX_ERRORS, toValidationIssues } from './validation.ts'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 /** Where a located problem can be: a cut list's final entry is located in the same part as its first problem. */
 const LOC_ROOTS = new Set(['body', 'query', 'path', 'header', 'cookie'])
-/** How many errors Elysia's ValidationError.all collects at most. */
-const ELYSIA_MAX_ERRORS = 64
 
 /** Every error body of the API is written here, so none passes 64 KiB: long lists are cut, values shortened. */
 function errorResponse(status: number, detail: string | ValidationIssue[], extra: Record<string, string> = {}): Response {

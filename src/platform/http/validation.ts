@@ -131,6 +131,9 @@ const isAbsent = (error: ValueError) => error.type === ValueErrorType.ObjectRequ
 /** Inputs echoed back are cut short, so a 1 MiB string or array does not come back in the error. */
 const echoInput = (value: unknown): unknown => shortenValue(value)
 
+/** How many errors Elysia's ValidationError lists (its `all`): a list that long says there may be more. */
+export const ELYSIA_MAX_ERRORS = 64
+
 /** The first `max` errors of a check (TypeBox yields them lazily), and whether that was all of them. */
 export function firstErrors(errors: Iterable<ValueError>, max = 64): { errors: ValueError[]; complete: boolean } {
   const taken: ValueError[] = []

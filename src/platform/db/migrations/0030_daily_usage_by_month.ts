@@ -16,7 +16,7 @@ export const DAY_COLUMNS: readonly string[] = Array.from({ length: 31 }, (_, i) 
 const TRIGGER = 'interactions_daily_usage_by_month_delete'
 
 /** Each table, its key (the day's table it is filled from has the same key with `day` for `month`, and a kind). */
-const TABLES = [
+export const DAILY_USAGE_BY_MONTH_TABLES = [
   { table: DAILY_USAGE_BY_MONTH, keys: ['month', 'api_title'], from: 'interaction_daily_usage' },
   { table: USER_DAILY_USAGE_BY_MONTH, keys: ['user_id', 'month', 'api_title'], from: 'interaction_user_daily_usage' },
 ] as const
@@ -26,7 +26,7 @@ const onDay = (day: string, column: string) => `substr(${day}, 9, 2) = '${column
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (kindOf(db) !== 'postgres') return
-  for (const { table, keys } of TABLES) {
+  for (const { table, keys } of DAILY_USAGE_BY_MONTH_TABLES) {
     let create = db.schema.createTable(table)
     // month: YYYY-MM, the first 7 characters of created_at.
     for (const key of keys) create = create.addColumn(key, 'text', (c) => c.notNull())
@@ -53,7 +53,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (kindOf(db) !== 'postgres') return
   await dropRowTrigger(db, TRIGGER, 'interactions')
-  for (const { table } of TABLES) await db.schema.dropTable(table).execute()
+  for (const { table } of DAILY_USAGE_BY_MONTH_TABLES) await db.schema.dropTable(table).execute()
 }
 
 /**
@@ -62,7 +62,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
  */
 export async function fillDailyUsageByMonth(db: Kysely<unknown>): Promise<void> {
   const sums = DAY_COLUMNS.map((column) => `sum(case when ${onDay('day', column)} then n else 0 end)`).join(', ')
-  for (const { table, keys, from } of TABLES) {
+  for (const { table, keys, from } of DAILY_USAGE_BY_MONTH_TABLES) {
     const selected = keys.map((key) => (key === 'month' ? 'substr(day, 1, 7)' : key)).join(', ')
     const positions = keys.map((_, i) => i + 1).join(', ')
     await sql
