@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-const PERIOD_US = 100_000
+/** The CFS period container runtimes use by default (`docker run --cpu-period`, Kubernetes): 100 ms. */
+export const DEFAULT_PERIOD_US = 100_000
 const V1_ROOT = '/sys/fs/cgroup/cpu'
 const V2_ROOT = '/sys/fs/cgroup'
 
@@ -23,19 +24,22 @@ export class CpuLimit {
   private constructor(
     readonly path: string,
     readonly version: Version,
+    readonly periodUs: number,
   ) {}
 
   /**
    * A new cgroup named `name` under the root of the cpu hierarchy, or an Error saying why not (no cgroup cpu
-   * controller, or not writable: run as root, or give the benchmark a delegated cgroup).
+   * controller, or not writable: run as root, or give the benchmark a delegated cgroup). `periodUs` is the CFS period
+   * the quota is counted over: at the default 100 ms, a process capped at 0.25 CPU runs for 25 ms and then is stopped
+   * for 75 ms; a shorter period spreads the same share more evenly.
    */
-  static create(name: string): CpuLimit | Error {
+  static create(name: string, periodUs = DEFAULT_PERIOD_US): CpuLimit | Error {
     const v = version()
     if (v === null) return new Error('no cgroup cpu controller found (neither /sys/fs/cgroup/cpu nor cgroup v2 with cpu enabled)')
     const path = join(v === 'v1' ? V1_ROOT : V2_ROOT, name)
     try {
       mkdirSync(path)
-      const limit = new CpuLimit(path, v)
+      const limit = new CpuLimit(path, v, periodUs)
       limit.set(null)
       return limit
     } catch (error) {
@@ -53,13 +57,13 @@ export class CpuLimit {
     writeFileSync(join(this.path, 'cgroup.procs'), String(pid))
   }
 
-  /** Caps the cgroup at `cores` CPUs (0.4: 40 ms of CPU time per 100 ms), or lifts the cap (null). */
+  /** Caps the cgroup at `cores` CPUs (0.4: 40 ms of CPU time per 100 ms period), or lifts the cap (null). */
   set(cores: number | null): void {
-    const quota = cores === null ? null : Math.round(cores * PERIOD_US)
+    const quota = cores === null ? null : Math.round(cores * this.periodUs)
     if (this.version === 'v1') {
-      writeFileSync(join(this.path, 'cpu.cfs_period_us'), String(PERIOD_US))
+      writeFileSync(join(this.path, 'cpu.cfs_period_us'), String(this.periodUs))
       writeFileSync(join(this.path, 'cpu.cfs_quota_us'), quota === null ? '-1' : String(quota))
-    } else writeFileSync(join(this.path, 'cpu.max'), `${quota === null ? 'max' : quota} ${PERIOD_US}`)
+    } else writeFileSync(join(this.path, 'cpu.max'), `${quota === null ? 'max' : quota} ${this.periodUs}`)
   }
 
   /** Periods elapsed and periods in which the cgroup was throttled (it had used its quota), since it was made. */

@@ -9,7 +9,7 @@
 // be 2xx (exit 1 otherwise).
 //
 //   bun scripts/bench/scaleout.ts --postgres URL [--rounds 3] [--duration 5] [--concurrency 16] [--workloads me,record,mcp]
-//                                 [--instance-cpu CORES] [--json FILE]
+//                                 [--instance-cpu CORES] [--cpu-period-ms MS] [--balance request|connection] [--json FILE]
 //
 // URL: an empty PostgreSQL database (the instances migrate it). Target: two instances ≥ 1.6× one on record. Read the
 // figures with the machine in mind: on 2 cores the load generator, PostgreSQL and the instances share them, so a second
@@ -23,6 +23,14 @@
 // PostgreSQL and the load generator not short of CPU, is what makes "two ÷ one" a measure of what an instance adds.
 // When the server has pg_stat_statements loaded (shared_preload_libraries), each `record` run also reports the group
 // commit's batches: how many, rows per batch, and PostgreSQL's planning and execution time per batch.
+//
+// --cpu-period-ms sets the CFS period the cap is counted over (default 100, what container runtimes use): at 100 ms a
+// 0.25 cap runs an instance for 25 ms and stops it for 75, which closed loops balanced per request feel as a stall
+// of one instance in turn; a shorter period spreads the same share over time, closer to a slower CPU.
+// --balance says how the load generator spreads requests: `request` (default) sends each request to the next instance
+// in turn, as an HTTP load balancer does per request (nginx, HAProxy in HTTP mode); `connection` keeps each loop on
+// one instance, as a balancer of TCP connections does (Kubernetes Services, a network load balancer, HAProxy in TCP
+// mode) with keep-alive clients.
 import type { Subprocess } from 'bun'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -43,6 +51,8 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
     workloads: { type: 'string', default: 'me,record,mcp' },
     'instance-cpu': { type: 'string' },
+    'cpu-period-ms': { type: 'string', default: '100' },
+    balance: { type: 'string', default: 'request' },
   },
 })
 if (!opts.postgres) {
@@ -58,6 +68,16 @@ if (INSTANCE_CPU !== null && !(INSTANCE_CPU >= 0.01 && INSTANCE_CPU <= cpus().le
   console.error(`--instance-cpu must be a number of cores from 0.01 to ${cpus().length}`)
   process.exit(2)
 }
+const CPU_PERIOD_MS = Number(opts['cpu-period-ms'])
+if (!(CPU_PERIOD_MS >= 1 && CPU_PERIOD_MS <= 1000)) {
+  console.error('--cpu-period-ms must be a number of milliseconds from 1 to 1000')
+  process.exit(2)
+}
+if (opts.balance !== 'request' && opts.balance !== 'connection') {
+  console.error('--balance must be request or connection')
+  process.exit(2)
+}
+const BALANCE: 'request' | 'connection' = opts.balance
 const ROOT = join(import.meta.dir, '..', '..')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const PASSWORD = 'a long enough bench password'
@@ -74,7 +94,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
 // One cgroup per instance, made before anything starts so that a machine where they cannot be made is refused at once.
 if (INSTANCE_CPU !== null)
   for (const name of ['sqlite', 'pg-1', 'pg-2']) {
-    const limit = CpuLimit.create(`agentbox-bench-scaleout-${process.pid}-${name}`)
+    const limit = CpuLimit.create(`agentbox-bench-scaleout-${process.pid}-${name}`, Math.round(CPU_PERIOD_MS * 1000))
     if (limit instanceof Error) {
       console.error(`--instance-cpu: ${limit.message}`)
       process.exit(2)
@@ -273,16 +293,16 @@ const ownSeconds = () => {
   return (user + system) / 1e6
 }
 
-/** C loops for D seconds, spread round robin over `bases`; answers requests per second. */
+/** C loops for D seconds, spread round robin over `bases` (per request or per loop: --balance); answers requests per second. */
 async function load(workload: Workload, bases: readonly string[], token: string): Promise<number> {
   let done = 0
   let next = 0
   let failed: string | null = null
   const end = performance.now() + DURATION * 1000
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: CONCURRENCY }, async (_, loop) => {
       while (performance.now() < end && failed === null) {
-        const base = bases[next++ % bases.length]!
+        const base = bases[(BALANCE === 'request' ? next++ : loop) % bases.length]!
         const response = await fetch(request(workload, base, token))
         const text = await response.text()
         if (response.status >= 300 || (workload === 'mcp' && !text.includes('"result"')))
@@ -391,6 +411,8 @@ const result: Record<string, unknown> = {
   duration_s: DURATION,
   concurrency: CONCURRENCY,
   instance_cpu: INSTANCE_CPU,
+  cpu_period_ms: CPU_PERIOD_MS,
+  balance: BALANCE,
 }
 const rows: string[] = [
   '| request | configuration | req/s | instance CPU µs/req | instance cores | throttled | PostgreSQL cores | load generator cores | other processes’ cores | idle cores | rows per batch | batch plan + exec ms |',
