@@ -37,18 +37,41 @@ function arrival(): number {
   return at
 }
 
-/** Lets settled promises' reactions run (the fake reader's answers are promises). */
+/**
+ * Lets settled promises' reactions run (the fake reader's answers are promises) and one event-loop turn pass (a read
+ * starts one turn after the call that needs it).
+ */
 const settle = async () => {
+  for (let i = 0; i < 5; i++) await Promise.resolve()
+  await new Promise<void>((resolve) => setImmediate(resolve))
   for (let i = 0; i < 5; i++) await Promise.resolve()
 }
 
 describe('ClusterRevisions.sync', () => {
+  test('calls in the same event-loop turn share one read, which starts a turn later', async () => {
+    const db = fakeDatabase()
+    const first = db.revisions.sync()!
+    // The rest of a poll's requests: their licence checks (no since) and authenticators (since: their arrival).
+    const second = db.revisions.sync()
+    const third = db.revisions.sync(arrival())
+    expect(second).toBe(first)
+    expect(third).toBe(first)
+    expect(db.reads).toHaveLength(0)
+    await settle()
+    expect(db.reads).toHaveLength(1)
+    db.answer(0)
+    await Promise.all([first, second, third])
+    expect(db.reads).toHaveLength(1)
+  })
+
   test('without since, a call during a read waits for the next read (the one in flight may have missed a commit)', async () => {
     const db = fakeDatabase()
     const revision = db.revisions.get('sign_ins')
     const first = db.revisions.sync()!
+    await settle()
     expect(db.reads).toHaveLength(1)
     const second = db.revisions.sync()!
+    expect(second).not.toBe(first)
     db.answer(0)
     await first
     await settle()
@@ -63,6 +86,7 @@ describe('ClusterRevisions.sync', () => {
     const db = fakeDatabase()
     const arrived = arrival()
     const first = db.revisions.sync(arrived)!
+    await settle()
     expect(db.reads).toHaveLength(1)
     // The authenticator's lookup of the same request: the read in flight started after the request arrived.
     const second = db.revisions.sync(arrived)
@@ -76,11 +100,13 @@ describe('ClusterRevisions.sync', () => {
     const db = fakeDatabase()
     const revision = db.revisions.get('sign_ins')
     db.revisions.sync()
+    await settle()
     db.answer(0)
     await settle()
     const before = revision.value
     const arrived = arrival()
     const licenceCheck = db.revisions.sync(arrived)!
+    await settle()
     db.commit()
     db.answer(1)
     await licenceCheck
@@ -94,9 +120,12 @@ describe('ClusterRevisions.sync', () => {
     const db = fakeDatabase()
     const revision = db.revisions.get('sign_ins')
     db.revisions.sync()
+    await settle()
     db.answer(0)
     await settle()
     const inFlight = db.revisions.sync()!
+    await settle()
+    expect(db.reads).toHaveLength(2)
     const arrived = arrival()
     // The other instance's commit may have landed after the read in flight took its snapshot.
     db.commit()
@@ -111,6 +140,7 @@ describe('ClusterRevisions.sync', () => {
     // A read that completed before the request arrived does not serve it either.
     const later = arrival()
     expect(db.revisions.sync(later)).toBeDefined()
+    await settle()
     expect(db.reads).toHaveLength(4)
   })
 
@@ -118,10 +148,12 @@ describe('ClusterRevisions.sync', () => {
     const db = fakeDatabase()
     const arrived = arrival()
     const failing = db.revisions.sync(arrived)!
+    await settle()
     db.reads[0]!.reject(new Error('connection lost'))
     await expect(failing).rejects.toThrow('connection lost')
     const retry = db.revisions.sync(arrived)
     expect(retry).toBeDefined()
+    await settle()
     expect(db.reads).toHaveLength(2)
     db.answer(1)
     await retry
