@@ -110,7 +110,7 @@ export function createModules(platform: Platform): Modules {
     // stamp; they move the `sign_ins` revision (triggers of migration 0026), read before each lookup. Recorded
     // interactions move neither, so under load the remembered principals stay.
     changeStamp: database.kind === 'postgres' ? () => signIns.value : database.changeStamp,
-    sync: database.kind === 'postgres' ? () => signIns.sync?.() : undefined,
+    sync: database.kind === 'postgres' ? (since) => signIns.sync?.(since) : undefined,
     clock,
     accessTokenSecret: () => tenant.service.accessTokenKey,
   })

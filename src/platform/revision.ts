@@ -15,10 +15,12 @@ export interface Revision {
   /** Records that `trx` changes the watched data. */
   changed(trx: Kysely<Database>): Promise<void>
   /**
-   * Brings `value` up to date with changes other instances committed (several instances on PostgreSQL); undefined
-   * when there is nothing to wait for (one process owns the database).
+   * Brings `value` up to date with changes other instances committed (several instances on PostgreSQL) before the
+   * call, or before `since` when given (the performance.now() at which the caller's request arrived: a read already
+   * made for that request serves it); undefined when there is nothing to wait for (one process owns the database, or
+   * a read that started after `since` has completed).
    */
-  sync?(): Promise<void> | undefined
+  sync?(since?: number): Promise<void> | undefined
 }
 
 /**

@@ -40,10 +40,10 @@ export interface AuthenticatorOptions {
    */
   readonly changeStamp: () => number | null
   /**
-   * Brings the stamp up to date with what other instances committed before the call (PostgreSQL: the revision's
-   * sync); undefined when there is nothing to wait for.
+   * Brings the stamp up to date with what other instances committed before the call, or before `since` (the request's
+   * arrival) when given (PostgreSQL: the revision's sync); undefined when there is nothing to wait for.
    */
-  readonly sync?: () => Promise<void> | undefined
+  readonly sync?: (since?: number) => Promise<void> | undefined
   readonly clock: Clock
   /** The instance's signing key, null until setup has made one. */
   readonly accessTokenSecret: () => Buffer | null
@@ -172,7 +172,7 @@ export function createAuthenticator({ db, readStatement, changeStamp, sync, cloc
     })
   }
 
-  return function authenticate(authorization) {
+  return function authenticate(authorization, arrivedAt) {
     if (!authorization) throw notAuthenticated()
     const space = authorization.indexOf(' ')
     if (space < 0 || authorization.slice(0, space).toLowerCase() !== 'bearer') throw notAuthenticated()
@@ -180,7 +180,7 @@ export function createAuthenticator({ db, readStatement, changeStamp, sync, cloc
     if (bearer.length === 0 || bearer.length > 4096) throw notAuthenticated()
     const resolve = () => (isApiToken(bearer) ? fromApiToken(bearer) : fromAccessToken(bearer))
     // Another instance's revocation committed before this request must empty what this one remembered.
-    const syncing = sync?.()
+    const syncing = sync?.(arrivedAt)
     return syncing ? syncing.then(resolve) : resolve()
   }
 }

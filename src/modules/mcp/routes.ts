@@ -5,6 +5,7 @@
 import { Elysia } from 'elysia'
 import type { Authenticate, Principal } from '../../platform/auth/principal.ts'
 import { HttpError } from '../../platform/http/http-error.ts'
+import { requestContext } from '../../platform/http/request-context.ts'
 import type { PublicOrigin } from '../../platform/http/public-origin.ts'
 import type { McpEndpoint, McpService } from './service.ts'
 import { serveMcp } from './transport.ts'
@@ -44,7 +45,7 @@ async function principalOf(request: Request, deps: McpRouteDependencies): Promis
   const resource = new URL(new URL(request.url).pathname, deps.origin(request))
   try {
     if (deps.oauth && token?.startsWith(deps.oauth.prefix)) return await deps.oauth.verify(token, `${resource.origin}${resource.pathname}`)
-    return await deps.authenticate(header)
+    return await deps.authenticate(header, requestContext(request)?.startedAt)
   } catch (error) {
     if (!(error instanceof HttpError) || error.status !== 401) throw error
     throw new HttpError(401, error.detail, { 'www-authenticate': challenge(resource, token ? error.message : undefined) })

@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import { BEFORE_BODY_KEY, type BeforeBodyCheck } from '../http/before-body.ts'
 import { HttpError } from '../http/http-error.ts'
+import { requestContext } from '../http/request-context.ts'
 import { forbidden } from '../errors.ts'
 import type { Authenticate, Principal } from './principal.ts'
 
@@ -54,7 +55,9 @@ export function authGuard({ authenticate, licenseLapsed, synchronous }: GuardOpt
     auth: (requirement: Role | AuthRequirement) => {
       const { role, whenLicenseLapsed, challenge } = typeof requirement === 'string' ? { role: requirement } : requirement
       const principalOf = (request: Request) =>
-        challenge === undefined ? authenticate(request.headers.get('authorization')) : authenticateWith(authenticate, request, challenge)
+        challenge === undefined
+          ? authenticate(request.headers.get('authorization'), requestContext(request)?.startedAt)
+          : authenticateWith(authenticate, request, challenge)
       const admit = (request: Request, principal: Principal) => {
         if (role === 'admin' && principal.role !== 'admin') throw forbidden()
         if (whenLicenseLapsed !== 'allowed' && MUTATING.has(request.method) && licenseLapsed()) {
@@ -92,7 +95,7 @@ function authenticateWith(authenticate: Authenticate, request: Request, challeng
     throw new HttpError(401, error.detail, { ...error.headers, 'www-authenticate': value })
   }
   try {
-    const principal = authenticate(request.headers.get('authorization'))
+    const principal = authenticate(request.headers.get('authorization'), requestContext(request)?.startedAt)
     return principal instanceof Promise ? principal.catch(withChallenge) : principal
   } catch (error) {
     return withChallenge(error)

@@ -20,6 +20,8 @@ export interface Principal {
 
 /**
  * Resolves an Authorization header to a principal, or throws (or rejects with) the 401 HttpError. Synchronous when the
- * database's read connection is (SQLite), a promise when it is not (PostgreSQL).
+ * database's read connection is (SQLite), a promise when it is not (PostgreSQL). `arrivedAt`: when the request arrived
+ * (performance.now(), its RequestContext's startedAt), so that what other instances committed before then is what
+ * counts, and a read of their changes already made for this request serves (omitted: before the call).
  */
-export type Authenticate = (authorization: string | null) => Principal | Promise<Principal>
+export type Authenticate = (authorization: string | null, arrivedAt?: number) => Principal | Promise<Principal>
