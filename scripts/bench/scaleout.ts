@@ -9,7 +9,7 @@
 // be 2xx (exit 1 otherwise).
 //
 //   bun scripts/bench/scaleout.ts --postgres URL [--rounds 3] [--duration 5] [--concurrency 16] [--workloads me,record,mcp]
-//                                 [--instance-cpu CORES] [--cpu-period-ms MS] [--balance request|connection] [--json FILE]
+//                                 [--instance-cpu CORES] [--cpu-period-ms MS] [--balance request|connection|least] [--json FILE]
 //
 // URL: an empty PostgreSQL database (the instances migrate it). Target: two instances ≥ 1.6× one on record. Read the
 // figures with the machine in mind: on 2 cores the load generator, PostgreSQL and the instances share them, so a second
@@ -30,7 +30,9 @@
 // --balance says how the load generator spreads requests: `request` (default) sends each request to the next instance
 // in turn, as an HTTP load balancer does per request (nginx, HAProxy in HTTP mode); `connection` keeps each loop on
 // one instance, as a balancer of TCP connections does (Kubernetes Services, a network load balancer, HAProxy in TCP
-// mode) with keep-alive clients.
+// mode) with keep-alive clients; `least` sends each request to the instance with the fewest requests in flight (ties
+// in turn), as nginx `least_conn`, HAProxy `leastconn`, Envoy `LEAST_REQUEST` and AWS ALB "least outstanding
+// requests" do.
 import type { Subprocess } from 'bun'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -73,11 +75,11 @@ if (!(CPU_PERIOD_MS >= 1 && CPU_PERIOD_MS <= 1000)) {
   console.error('--cpu-period-ms must be a number of milliseconds from 1 to 1000')
   process.exit(2)
 }
-if (opts.balance !== 'request' && opts.balance !== 'connection') {
-  console.error('--balance must be request or connection')
+if (opts.balance !== 'request' && opts.balance !== 'connection' && opts.balance !== 'least') {
+  console.error('--balance must be request, connection or least')
   process.exit(2)
 }
-const BALANCE: 'request' | 'connection' = opts.balance
+const BALANCE: 'request' | 'connection' | 'least' = opts.balance
 const ROOT = join(import.meta.dir, '..', '..')
 const SETUP_TOKEN = 'bench-setup-token-0123456789abcdef'
 const PASSWORD = 'a long enough bench password'
@@ -293,18 +295,28 @@ const ownSeconds = () => {
   return (user + system) / 1e6
 }
 
-/** C loops for D seconds, spread round robin over `bases` (per request or per loop: --balance); answers requests per second. */
+/** C loops for D seconds, spread over `bases` as --balance says; answers requests per second. */
 async function load(workload: Workload, bases: readonly string[], token: string): Promise<number> {
   let done = 0
   let next = 0
+  const inFlight = bases.map(() => 0)
+  /** The instance with the fewest requests in flight; ties go to the next in turn. */
+  const leastBusy = () => {
+    let best = next++ % bases.length
+    for (let i = 0; i < bases.length; i++) if (inFlight[i]! < inFlight[best]!) best = i
+    return best
+  }
   let failed: string | null = null
   const end = performance.now() + DURATION * 1000
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async (_, loop) => {
       while (performance.now() < end && failed === null) {
-        const base = bases[(BALANCE === 'request' ? next++ : loop) % bases.length]!
+        const index = BALANCE === 'connection' ? loop % bases.length : BALANCE === 'request' ? next++ % bases.length : leastBusy()
+        const base = bases[index]!
+        inFlight[index]!++
         const response = await fetch(request(workload, base, token))
         const text = await response.text()
+        inFlight[index]!--
         if (response.status >= 300 || (workload === 'mcp' && !text.includes('"result"')))
           failed = `${workload} on ${base}: ${response.status} ${text.slice(0, 200)}`
         else done++
