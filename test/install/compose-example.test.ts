@@ -73,9 +73,11 @@ describe('docs/examples/compose.yaml', () => {
     }
   })
 
-  test('the load balancer sends to every instance on its port and checks readiness', () => {
+  test('the load balancer sends to every instance on its port, to the least busy first, and checks readiness', () => {
     const caddyfile = compose.configs.caddyfile!.content
     for (const [name] of instances) expect(caddyfile).toContain(`${name}:8080`)
+    // Round robin keeps sending to an instance at its CPU limit while the other idles (docs/operations.md).
+    expect(caddyfile).toContain('lb_policy least_conn')
     expect(caddyfile).toContain('health_uri /api/health/ready')
     expect(Object.keys(compose.services.lb!.depends_on!).sort()).toEqual(instances.map(([name]) => name).sort())
   })
