@@ -1,5 +1,6 @@
 // Scale-out benchmark (issue 32): throughput over real HTTP of one instance on SQLite, one on PostgreSQL, and two on
-// one PostgreSQL database behind a round-robin client (what a load balancer does), for three requests:
+// one PostgreSQL database behind a load balancer (this process: round robin per request unless --balance says
+// otherwise), for three requests:
 //   me       GET /api/auth/me (the cheapest authenticated request)
 //   record   POST /api/interaction/record-mcp-tool (a write: the group commit, the rollups)
 //   mcp      POST /agent/small-bot/mcp, a raw JSON-RPC tools/call of load_skill (2025-11-25 headers), which is recorded too

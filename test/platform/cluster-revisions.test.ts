@@ -28,6 +28,17 @@ function fakeDatabase() {
   }
 }
 
+/** A fake database whose first read has completed, with `sign_ins` watched from before it (as after boot). */
+async function fakeDatabaseReadOnce() {
+  const db = fakeDatabase()
+  db.revisions.get('sign_ins')
+  db.revisions.sync()
+  await settle()
+  db.answer(0)
+  await settle()
+  return db
+}
+
 /** A request's arrival: a performance.now() the clock has already moved past, so anything started after is later. */
 function arrival(): number {
   const at = performance.now()
@@ -97,12 +108,8 @@ describe('ClusterRevisions.sync', () => {
   })
 
   test('a request whose read has completed waits for nothing, and the values are those of that read', async () => {
-    const db = fakeDatabase()
+    const db = await fakeDatabaseReadOnce()
     const revision = db.revisions.get('sign_ins')
-    db.revisions.sync()
-    await settle()
-    db.answer(0)
-    await settle()
     const before = revision.value
     const arrived = arrival()
     const licenceCheck = db.revisions.sync(arrived)!
@@ -117,12 +124,8 @@ describe('ClusterRevisions.sync', () => {
   })
 
   test('a request that arrived after the read in flight started waits for the next one', async () => {
-    const db = fakeDatabase()
+    const db = await fakeDatabaseReadOnce()
     const revision = db.revisions.get('sign_ins')
-    db.revisions.sync()
-    await settle()
-    db.answer(0)
-    await settle()
     const inFlight = db.revisions.sync()!
     await settle()
     expect(db.reads).toHaveLength(2)
