@@ -110,7 +110,8 @@ describe.skipIf(!hasChromium)('agents in the console', () => {
     await page.getByRole('tab', { name: 'Design' }).focus()
     await page.keyboard.press('ArrowRight')
     await page.getByRole('tab', { name: 'Versions', selected: true }).waitFor()
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Versions')
+    // Focus follows on the next animation frame (after the render): waited for, not read at once.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Versions')
     expect(new URL(page.url()).pathname).toBe('/agents/sales-helper-bot/versions')
     const v1 = page.locator('tr[data-version="1"]')
     expect(await v1.textContent()).toContain('First version')
