@@ -202,6 +202,21 @@ describe('unexpected errors', () => {
     expect(String(logged!.stack)).toContain('Error')
   })
 
+  test('a request answered later than the threshold is also a warning, with its path, status and time', async () => {
+    const log = new CapturedLog()
+    const app = new Elysia().use(httpPlatform({ logger: log, limits: { json: 1024, upload: 2048 } })).get('/ok', () => 'ok')
+    // Threshold 0: every request is "slow", so the test waits on nothing.
+    const fetch = withRequestTracking((request) => app.handle(request), log, undefined, 0)
+    await fetch(new Request('http://localhost/ok?x=1', { headers: { 'x-request-id': 'slow-1' } }))
+    const slow = log.lines.find((line) => line.msg === 'slow request')
+    expect(slow).toMatchObject({ level: 'warn', request_id: 'slow-1', method: 'GET', path: '/ok', status: 200 })
+    expect(typeof slow!.ms).toBe('number')
+    // The default threshold (2 s) is far above a request answered at once.
+    const quick = new CapturedLog()
+    await withRequestTracking((request) => app.handle(request), quick)(new Request('http://localhost/ok'))
+    expect(quick.lines.filter((line) => line.msg === 'slow request')).toEqual([])
+  })
+
   test('the access log records the status the client saw', async () => {
     const log = new CapturedLog()
     const app = new Elysia().use(httpPlatform({ logger: log, limits: { json: 1024, upload: 2048 } })).get('/ok', () => 'ok')

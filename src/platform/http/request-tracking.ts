@@ -6,6 +6,12 @@ import { ClientAddresses } from './client-address.ts'
 import { requestTraffic } from './traffic.ts'
 import { beginRequest } from './request-context.ts'
 
+/**
+ * Seen at the default log level (warn): a request that waited this long for its answer says which one it was (a
+ * stream's headers come first, so a long stream is not slow by this measure).
+ */
+export const SLOW_REQUEST_MS = 2000
+
 export type FetchHandler = (request: Request, server?: Server<unknown>) => Promise<Response>
 
 /** The path of an absolute request URL without building a URL object (this runs on every request). */
@@ -40,6 +46,8 @@ export function withRequestTracking(
   logger: Logger,
   /** Who the client is (trusted proxies); by default every peer is the client and X-Forwarded-For is ignored. */
   addresses: ClientAddresses = new ClientAddresses([], systemClock),
+  /** A response later than this (ms from arrival to its headers) is also logged as a warning. */
+  slowRequestMs = SLOW_REQUEST_MS,
 ): FetchHandler {
   const logRequests = logger.isEnabled('info')
   return async function serveRequest(received, server) {
@@ -63,14 +71,11 @@ export function withRequestTracking(
     }
     // No browser may guess a type for an API answer (a JSON error echoing input rendered as HTML).
     response.headers.set('x-content-type-options', 'nosniff')
-    if (logRequests) {
-      logger.info('request', {
-        request_id: context.id,
-        method: request.method,
-        path: pathOf(request.url),
-        status: response.status,
-        ms: Math.round((performance.now() - context.startedAt) * 100) / 100,
-      })
+    const ms = performance.now() - context.startedAt
+    if (logRequests || ms >= slowRequestMs) {
+      const fields = { request_id: context.id, method: request.method, path: pathOf(request.url), status: response.status, ms: Math.round(ms * 100) / 100 }
+      if (logRequests) logger.info('request', fields)
+      if (ms >= slowRequestMs) logger.warn('slow request', fields)
     }
     return response
   }
