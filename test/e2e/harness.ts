@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { issueTestLicense } from '../helpers/license.ts'
+import { removeAtEnd } from '../helpers/remove-at-end.ts'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const hasChromium = existsSync(CHROMIUM)
@@ -33,7 +34,7 @@ function binary(): Promise<string> {
   built ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentbox-e2e-bin-'))
     // ~150 MB a test process: left behind, a day of runs filled the disk until the servers' writes failed.
-    process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+    removeAtEnd(dir)
     const bin = join(dir, 'agentbox')
     const build = Bun.spawn([process.execPath, 'scripts/build.ts'], {
       cwd: ROOT,

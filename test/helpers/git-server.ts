@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { removeAtEnd } from './remove-at-end.ts'
 
 export const GIT_HTTP_BACKEND = '/usr/lib/git-core/git-http-backend'
 /** False where the `git` package is missing: tests that need a real git server skip with a message. */
@@ -196,6 +197,7 @@ export class WorkingCopy {
   /** Clones `url` (or initialises an empty copy of an empty repository) with the server's credentials in the remote URL. */
   static async clone(server: GitServer, name: string, branch = 'main'): Promise<WorkingCopy> {
     const dir = mkdtempSync(join(tmpdir(), 'agentbox-git-copy-'))
+    removeAtEnd(dir)
     const remote = server.url(name).replace('http://', `http://${server.username}:${server.token}@`)
     await gitOk(['init', '--quiet', `--initial-branch=${branch}`, dir])
     await gitOk(['remote', 'add', 'origin', remote], { cwd: dir })
