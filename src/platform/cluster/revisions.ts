@@ -57,10 +57,10 @@ class SharedRevision implements Revision {
 export class ClusterRevisions {
   readonly #revisions = new Map<RevisionName, SharedRevision>()
   readonly #read: RevisionReader | null
-  /** The read in flight, and the one queued behind it for callers that came after it started. */
+  /** The read scheduled or in flight, and the one queued behind it for callers that came after it started. */
   #current: Promise<void> | null = null
   #next: Promise<void> | null = null
-  /** When (performance.now()) the read in flight started, and the newest read that completed. */
+  /** When (performance.now()) the current read started (Infinity until it does), and the newest completed one. */
   #currentStartedAt = 0
   #freshAsOf = Number.NEGATIVE_INFINITY
   #timer: ReturnType<typeof setInterval> | null = null
@@ -119,8 +119,9 @@ export class ClusterRevisions {
     // Not started yet: any caller until then is served by it (see sync).
     this.#currentStartedAt = Number.POSITIVE_INFINITY
     const read = nextTurn().then(() => {
+      // Still the current read: it is cleared only once it settles.
       const startedAt = performance.now()
-      if (this.#current === current) this.#currentStartedAt = startedAt
+      this.#currentStartedAt = startedAt
       return this.#read!().then((rows) => {
         for (const row of rows) this.#revisions.get(row.name as RevisionName)?.observe(Number(row.value))
         this.#freshAsOf = Math.max(this.#freshAsOf, startedAt)
